@@ -1,0 +1,71 @@
+import Joi from 'joi';
+import { commonEnv, parseEnv, splitList } from './env';
+
+export interface S3Settings {
+  endpoint: string;
+  publicEndpoint: string;
+  region: string;
+  bucket: string;
+  accessKeyId: string;
+  secretAccessKey: string;
+  forcePathStyle: boolean;
+}
+
+export interface ApiConfig {
+  databaseUrl: string;
+  redisUrl: string;
+  redisPrefix: string;
+  logLevel: string;
+  host: string;
+  port: number;
+  publicBaseUrl: string;
+  maxUploadBytes: number;
+  webhookAllowedHosts: string[];
+  /** Null when no S3_ENDPOINT is set: `pnpm start` then runs the embedded store. */
+  s3: S3Settings | null;
+  s3Embedded: { port: number; directory: string; bucket: string; region: string };
+}
+
+const schema = Joi.object({
+  ...commonEnv,
+  HOST: Joi.string().default('127.0.0.1'),
+  PORT: Joi.number().port().default(3000),
+  PUBLIC_BASE_URL: Joi.string().uri().default('http://127.0.0.1:3000'),
+  MAX_UPLOAD_BYTES: Joi.number().integer().min(1).default(26_214_400),
+  S3_ENDPOINT: Joi.string().uri(),
+  S3_PUBLIC_ENDPOINT: Joi.string().uri(),
+  S3_REGION: Joi.string().default('us-east-1'),
+  S3_BUCKET: Joi.string().default('worktrack'),
+  S3_ACCESS_KEY_ID: Joi.string().when('S3_ENDPOINT', { is: Joi.exist(), then: Joi.required() }),
+  S3_SECRET_ACCESS_KEY: Joi.string().when('S3_ENDPOINT', { is: Joi.exist(), then: Joi.required() }),
+  S3_FORCE_PATH_STYLE: Joi.boolean().default(true),
+  S3_EMBEDDED_PORT: Joi.number().port().default(4568),
+  S3_EMBEDDED_DIR: Joi.string().default('.data/s3'),
+});
+
+export function loadApiConfig(env: NodeJS.ProcessEnv = process.env): ApiConfig {
+  const e = parseEnv<Record<string, any>>(schema, env);
+  return {
+    databaseUrl: e.DATABASE_URL,
+    redisUrl: e.REDIS_URL,
+    redisPrefix: e.REDIS_PREFIX,
+    logLevel: e.LOG_LEVEL,
+    host: e.HOST,
+    port: e.PORT,
+    publicBaseUrl: e.PUBLIC_BASE_URL,
+    maxUploadBytes: e.MAX_UPLOAD_BYTES,
+    webhookAllowedHosts: splitList(e.WEBHOOK_ALLOWED_HOSTS),
+    s3: e.S3_ENDPOINT
+      ? {
+          endpoint: e.S3_ENDPOINT,
+          publicEndpoint: e.S3_PUBLIC_ENDPOINT ?? e.S3_ENDPOINT,
+          region: e.S3_REGION,
+          bucket: e.S3_BUCKET,
+          accessKeyId: e.S3_ACCESS_KEY_ID,
+          secretAccessKey: e.S3_SECRET_ACCESS_KEY,
+          forcePathStyle: e.S3_FORCE_PATH_STYLE,
+        }
+      : null,
+    s3Embedded: { port: e.S3_EMBEDDED_PORT, directory: e.S3_EMBEDDED_DIR, bucket: e.S3_BUCKET, region: e.S3_REGION },
+  };
+}

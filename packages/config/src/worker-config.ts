@@ -1,0 +1,40 @@
+import Joi from 'joi';
+import { commonEnv, delayList, parseEnv, splitList } from './env';
+
+export interface WorkerConfig {
+  databaseUrl: string;
+  redisUrl: string;
+  redisPrefix: string;
+  logLevel: string;
+  concurrency: number;
+  retryDelaysMs: number[];
+  timeoutMs: number;
+  webhookAllowedHosts: string[];
+  healthHost: string;
+  healthPort: number;
+}
+
+const schema = Joi.object({
+  ...commonEnv,
+  WORKER_CONCURRENCY: Joi.number().integer().min(1).max(1000).default(50),
+  WEBHOOK_RETRY_DELAYS_MS: delayList.default('60000,300000,900000,3600000,10800000,21600000'),
+  WEBHOOK_TIMEOUT_MS: Joi.number().integer().min(1).default(5000),
+  WORKER_HEALTH_HOST: Joi.string().default('127.0.0.1'),
+  WORKER_HEALTH_PORT: Joi.number().port().default(3001),
+});
+
+export function loadWorkerConfig(env: NodeJS.ProcessEnv = process.env): WorkerConfig {
+  const e = parseEnv<Record<string, any>>(schema, env);
+  return {
+    databaseUrl: e.DATABASE_URL,
+    redisUrl: e.REDIS_URL,
+    redisPrefix: e.REDIS_PREFIX,
+    logLevel: e.LOG_LEVEL,
+    concurrency: e.WORKER_CONCURRENCY,
+    retryDelaysMs: e.WEBHOOK_RETRY_DELAYS_MS.split(',').map(Number),
+    timeoutMs: e.WEBHOOK_TIMEOUT_MS,
+    webhookAllowedHosts: splitList(e.WEBHOOK_ALLOWED_HOSTS),
+    healthHost: e.WORKER_HEALTH_HOST,
+    healthPort: e.WORKER_HEALTH_PORT,
+  };
+}

@@ -1,0 +1,20 @@
+export { createDb, lockRow, type Db, type Tx } from './client';
+export { newId, ID_PREFIXES, type IdKind } from './ids';
+export { scoped, type Scope } from './scope';
+export { Prisma } from './generated/prisma/client';
+export type {
+  Organization,
+  User,
+  Membership,
+  ApiKey,
+  Project,
+  Task,
+  Comment,
+  File,
+  Invitation,
+  OutboxEvent,
+  Webhook,
+  Delivery,
+  DeliveryAttempt,
+} from './generated/prisma/client';
+export * from './generated/prisma/enums';

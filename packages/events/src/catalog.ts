@@ -1,0 +1,134 @@
+import type { CommentRecord, FileRecord, MemberRecord, ProjectRecord, TaskRecord } from './records';
+
+/** Every event type of SPEC's Events table. */
+export const EVENT_TYPES = [
+  'task.created',
+  'task.updated',
+  'task.deleted',
+  'task.completed',
+  'project.created',
+  'project.updated',
+  'project.deleted',
+  'member.added',
+  'member.removed',
+  'member.role_changed',
+  'comment.created',
+  'comment.updated',
+  'comment.deleted',
+  'file.uploaded',
+  'file.deleted',
+] as const;
+
+export type EventType = (typeof EVENT_TYPES)[number];
+
+export interface DomainEvent {
+  type: EventType;
+  data: object;
+}
+
+type Changes<T> = Partial<T>;
+
+/** The payload builders: `data` is the record as the API returns it; updates add the changed fields' old values. */
+export const events = {
+  taskCreated: (task: TaskRecord): DomainEvent => ({ type: 'task.created', data: task }),
+  taskUpdated: (task: TaskRecord, previousAttributes: Changes<TaskRecord>): DomainEvent => ({
+    type: 'task.updated',
+    data: { ...task, previousAttributes },
+  }),
+  taskCompleted: (task: TaskRecord): DomainEvent => ({ type: 'task.completed', data: task }),
+  taskDeleted: (task: TaskRecord): DomainEvent => ({ type: 'task.deleted', data: task }),
+  projectCreated: (project: ProjectRecord): DomainEvent => ({ type: 'project.created', data: project }),
+  projectUpdated: (project: ProjectRecord, previousAttributes: Changes<ProjectRecord>): DomainEvent => ({
+    type: 'project.updated',
+    data: { ...project, previousAttributes },
+  }),
+  projectDeleted: (project: ProjectRecord): DomainEvent => ({ type: 'project.deleted', data: project }),
+  memberAdded: (member: MemberRecord): DomainEvent => ({ type: 'member.added', data: member }),
+  memberRemoved: (member: MemberRecord): DomainEvent => ({ type: 'member.removed', data: member }),
+  memberRoleChanged: (member: MemberRecord, previousRole: string): DomainEvent => ({
+    type: 'member.role_changed',
+    data: { ...member, previousAttributes: { role: previousRole } },
+  }),
+  commentCreated: (comment: CommentRecord): DomainEvent => ({ type: 'comment.created', data: comment }),
+  commentUpdated: (comment: CommentRecord, previousAttributes: Changes<CommentRecord>): DomainEvent => ({
+    type: 'comment.updated',
+    data: { ...comment, previousAttributes },
+  }),
+  commentDeleted: (comment: CommentRecord): DomainEvent => ({ type: 'comment.deleted', data: comment }),
+  fileUploaded: (file: FileRecord): DomainEvent => ({ type: 'file.uploaded', data: file }),
+  fileDeleted: (file: FileRecord): DomainEvent => ({ type: 'file.deleted', data: file }),
+};
+
+export function isEventType(value: string): value is EventType {
+  return (EVENT_TYPES as readonly string[]).includes(value);
+}
+
+/** Whether a subscription's event list (possibly `["*"]`) includes a type. */
+export function subscribesTo(subscribed: readonly string[], type: string): boolean {
+  return subscribed.includes('*') || subscribed.includes(type);
+}
+
+const at = '2026-01-01T00:00:00.000Z';
+const sampleTask: TaskRecord = {
+  id: 'tsk_sample',
+  title: 'Sample task',
+  description: null,
+  status: 'todo',
+  priority: 'medium',
+  projectId: 'prj_sample',
+  assigneeId: null,
+  creatorId: 'usr_sample',
+  dueDate: null,
+  customFields: {},
+  createdAt: at,
+  updatedAt: at,
+};
+const sampleProject: ProjectRecord = {
+  id: 'prj_sample',
+  name: 'Sample project',
+  description: null,
+  icon: null,
+  color: null,
+  archived: false,
+  archivedAt: null,
+  createdAt: at,
+  updatedAt: at,
+};
+const sampleMember: MemberRecord = { id: 'usr_sample', email: 'sample@example.com', name: 'Sample', role: 'member', joinedAt: at };
+const sampleComment: CommentRecord = {
+  id: 'cmt_sample',
+  taskId: 'tsk_sample',
+  authorId: 'usr_sample',
+  content: 'Sample comment',
+  mentions: [],
+  createdAt: at,
+  updatedAt: at,
+};
+const sampleFile: FileRecord = {
+  id: 'fil_sample',
+  projectId: 'prj_sample',
+  name: 'sample.txt',
+  size: 6,
+  contentType: 'text/plain',
+  uploaderId: 'usr_sample',
+  createdAt: at,
+};
+
+/** Sample payloads for `POST /webhooks/{id}/test`. */
+export const sampleEvents: Record<EventType, DomainEvent> = {
+  'task.created': events.taskCreated(sampleTask),
+  'task.updated': events.taskUpdated({ ...sampleTask, status: 'in_progress' }, { status: 'todo' }),
+  'task.deleted': events.taskDeleted(sampleTask),
+  'task.completed': events.taskCompleted({ ...sampleTask, status: 'done' }),
+  'project.created': events.projectCreated(sampleProject),
+  'project.updated': events.projectUpdated({ ...sampleProject, name: 'Renamed' }, { name: 'Sample project' }),
+  'project.deleted': events.projectDeleted(sampleProject),
+  'member.added': events.memberAdded(sampleMember),
+  'member.removed': events.memberRemoved(sampleMember),
+  'member.role_changed': events.memberRoleChanged({ ...sampleMember, role: 'admin' }, 'member'),
+  'comment.created': events.commentCreated(sampleComment),
+  'comment.updated': events.commentUpdated({ ...sampleComment, content: 'Edited' }, { content: 'Sample comment' }),
+  'comment.deleted': events.commentDeleted(sampleComment),
+  'file.uploaded': events.fileUploaded(sampleFile),
+  'file.deleted': events.fileDeleted(sampleFile),
+};

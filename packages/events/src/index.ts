@@ -1,0 +1,3 @@
+export { EVENT_TYPES, events, isEventType, sampleEvents, subscribesTo, type DomainEvent, type EventType } from './catalog';
+export { recordEvents } from './outbox';
+export type * from './records';

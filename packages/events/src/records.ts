@@ -1,0 +1,56 @@
+/** Resource records exactly as the API returns them; event `data` carries the same shapes. */
+
+export interface TaskRecord {
+  id: string;
+  title: string;
+  description: string | null;
+  status: string;
+  priority: string;
+  projectId: string;
+  assigneeId: string | null;
+  creatorId: string;
+  dueDate: string | null;
+  customFields: Record<string, unknown>;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface ProjectRecord {
+  id: string;
+  name: string;
+  description: string | null;
+  icon: string | null;
+  color: string | null;
+  archived: boolean;
+  archivedAt: string | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface MemberRecord {
+  id: string;
+  email: string;
+  name: string | null;
+  role: string;
+  joinedAt: string;
+}
+
+export interface CommentRecord {
+  id: string;
+  taskId: string;
+  authorId: string;
+  content: string;
+  mentions: string[];
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface FileRecord {
+  id: string;
+  projectId: string;
+  name: string;
+  size: number;
+  contentType: string;
+  uploaderId: string;
+  createdAt: string;
+}

@@ -1,0 +1,47 @@
+import Joi from 'joi';
+import type { JobsOptions } from 'bullmq';
+
+/**
+ * The one job catalog shared by producer (API, sweep) and consumer (worker): queue names,
+ * job names, payload schemas and options. Job ids are the domain ids, so a republish of the
+ * same event or delivery never creates a second job while the first is retained.
+ */
+export const QUEUE_NAMES = { events: 'events', deliveries: 'deliveries' } as const;
+
+const retention: Pick<JobsOptions, 'removeOnComplete' | 'removeOnFail'> = {
+  removeOnComplete: { age: 24 * 3600, count: 50_000 },
+  removeOnFail: { age: 7 * 24 * 3600 },
+};
+
+export interface DispatchEventPayload {
+  eventId: string;
+}
+
+export interface DeliverWebhookPayload {
+  deliveryId: string;
+}
+
+export const jobs = {
+  dispatchEvent: {
+    queue: QUEUE_NAMES.events,
+    name: 'dispatch-event',
+    schema: Joi.object<DispatchEventPayload>({ eventId: Joi.string().required() }),
+    options: { ...retention, attempts: 10, backoff: { type: 'exponential', delay: 1_000 } } satisfies JobsOptions,
+    jobId: (p: DispatchEventPayload) => p.eventId,
+  },
+  deliverWebhook: {
+    queue: QUEUE_NAMES.deliveries,
+    name: 'deliver-webhook',
+    schema: Joi.object<DeliverWebhookPayload>({ deliveryId: Joi.string().required() }),
+    // Delivery retries follow SPEC's schedule and are scheduled by the handler itself;
+    // BullMQ's own attempts only cover crashes of the handler.
+    options: { ...retention, attempts: 3, backoff: { type: 'fixed', delay: 1_000 } } satisfies JobsOptions,
+    jobId: (p: DeliverWebhookPayload, attempt: number) => `${p.deliveryId}-${attempt}`,
+  },
+} as const;
+
+export function validatePayload<T>(schema: Joi.ObjectSchema<T>, payload: unknown): T {
+  const { value, error } = schema.validate(payload, { allowUnknown: false });
+  if (error) throw new Error(`Invalid job payload: ${error.message}`);
+  return value;
+}

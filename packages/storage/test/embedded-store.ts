@@ -1,0 +1,73 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { once } from 'node:events';
+import { createServer, type AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Readable } from 'node:stream';
+import { ListObjectsV2Command, type S3Client } from '@aws-sdk/client-s3';
+import { createObjectStore, startEmbeddedS3, type EmbeddedS3, type ObjectStore, type ObjectStoreOptions } from '../src';
+import { createS3Client } from '../src/s3-client';
+
+export const BUCKET = 'test-bucket';
+
+export interface TestStore {
+  s3: EmbeddedS3;
+  /** The store under test, on BUCKET. */
+  store: ObjectStore;
+  /** A plain client for looking behind the store's back. */
+  client: S3Client;
+  settings: ObjectStoreOptions;
+  close(): Promise<void>;
+}
+
+/** An embedded s3rver on a free port, with its data in a fresh temporary directory. */
+export async function startTestStore(): Promise<TestStore> {
+  const directory = await mkdtemp(join(tmpdir(), 'worktrack-s3-'));
+  const s3 = await startEmbeddedS3({ port: 0, directory, bucket: BUCKET });
+  const settings: ObjectStoreOptions = {
+    endpoint: s3.endpoint,
+    region: 'us-east-1',
+    bucket: BUCKET,
+    accessKeyId: s3.accessKeyId,
+    secretAccessKey: s3.secretAccessKey,
+    forcePathStyle: true,
+  };
+  const store = createObjectStore(settings);
+  const client = createS3Client(settings);
+  return {
+    s3,
+    store,
+    client,
+    settings,
+    async close() {
+      store.close();
+      client.destroy();
+      await s3.close();
+      await rm(directory, { recursive: true, force: true });
+    },
+  };
+}
+
+export async function listKeys(client: S3Client, bucket = BUCKET): Promise<string[]> {
+  const { Contents = [] } = await client.send(new ListObjectsV2Command({ Bucket: bucket }));
+  return Contents.map(({ Key }) => Key ?? '');
+}
+
+/** A port nothing listens on. */
+export async function closedPort(): Promise<number> {
+  const server = createServer().listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const { port } = server.address() as AddressInfo;
+  server.close();
+  await once(server, 'close');
+  return port;
+}
+
+/** Streams `bytes` in small chunks, the way a request body arrives. */
+export function streamOf(bytes: Buffer, chunkSize = 64 * 1024): Readable {
+  return Readable.from(
+    (function* () {
+      for (let offset = 0; offset < bytes.length; offset += chunkSize) yield bytes.subarray(offset, offset + chunkSize);
+    })(),
+  );
+}

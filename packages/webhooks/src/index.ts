@@ -1,0 +1,27 @@
+export { signBody, verifyBodySignature, standardWebhookSignature } from './signature';
+export {
+  buildDeliveryHeaders,
+  DEFAULT_USER_AGENT,
+  type DeliveryHeaderInput,
+  type DeliveryHeaders,
+} from './delivery-headers';
+export {
+  isBlockedAddress,
+  BlockedAddressError,
+  type ResolveHost,
+  type ResolvedAddress,
+} from './address-guard';
+export {
+  checkWebhookUrl,
+  type CheckWebhookUrlOptions,
+  type UrlCheckResult,
+  type UrlRejectionReason,
+} from './webhook-url';
+export {
+  WebhookDeliverer,
+  DEFAULT_MAX_RESPONSE_BYTES,
+  type DeliveryError,
+  type DeliveryRequest,
+  type DeliveryResult,
+  type WebhookDelivererOptions,
+} from './deliver';

@@ -1,0 +1,116 @@
+import { isIP } from 'node:net';
+import ipaddr from 'ipaddr.js';
+import { isBlockedAddress, stripBrackets, systemResolveHost, type ResolveHost } from './address-guard';
+
+export type UrlRejectionReason =
+  | 'invalid_url'
+  | 'insecure_protocol'
+  | 'credentials_in_url'
+  | 'blocked_address'
+  | 'dns_failure';
+
+export type UrlCheckResult = { ok: true } | { ok: false; reason: UrlRejectionReason; message: string };
+
+export interface CheckWebhookUrlOptions {
+  /**
+   * Hostnames (no port, exact match; IPs in any notation) exempt from the https rule
+   * and the address rules, e.g. `['127.0.0.1', 'localhost']` in development.
+   */
+  allowedHosts: readonly string[];
+  /** Hostname resolver; defaults to the system resolver (node:dns lookup, all addresses). */
+  resolve?: ResolveHost;
+}
+
+/** Lower-case, brackets removed, IP literals in canonical form. */
+export function normalizeHost(host: string): string {
+  const bare = stripBrackets(host.trim().toLowerCase());
+  return isIP(bare) ? ipaddr.parse(bare).toString() : bare;
+}
+
+/** Exact-hostname allowlist. */
+export class HostAllowlist {
+  private readonly hosts: ReadonlySet<string>;
+
+  constructor(hosts: readonly string[]) {
+    this.hosts = new Set(hosts.filter((host) => host.trim() !== '').map(normalizeHost));
+  }
+
+  has(hostname: string): boolean {
+    return this.hosts.size > 0 && this.hosts.has(normalizeHost(hostname));
+  }
+}
+
+export type ParsedWebhookUrl =
+  | {
+      ok: true;
+      url: URL;
+      /** Normalized hostname (no brackets). */
+      host: string;
+      allowlisted: boolean;
+      /** The host when it is an IP literal, else null (then DNS decides). */
+      ip: string | null;
+    }
+  | { ok: false; reason: UrlRejectionReason; message: string };
+
+/** The checks that need no DNS: syntax, scheme, credentials, IP-literal hosts. */
+export function parseWebhookUrl(raw: string, allowlist: HostAllowlist): ParsedWebhookUrl {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    return { ok: false, reason: 'invalid_url', message: 'not a valid absolute URL' };
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') {
+    return { ok: false, reason: 'invalid_url', message: `unsupported scheme ${url.protocol}` };
+  }
+  if (url.hostname === '') {
+    return { ok: false, reason: 'invalid_url', message: 'URL has no host' };
+  }
+  if (url.username !== '' || url.password !== '') {
+    return { ok: false, reason: 'credentials_in_url', message: 'URL must not contain credentials' };
+  }
+
+  const host = normalizeHost(url.hostname);
+  const allowlisted = allowlist.has(host);
+  if (url.protocol === 'http:' && !allowlisted) {
+    return { ok: false, reason: 'insecure_protocol', message: 'URL must use https' };
+  }
+
+  const ip = isIP(host) ? host : null;
+  if (ip !== null && !allowlisted && isBlockedAddress(ip)) {
+    return { ok: false, reason: 'blocked_address', message: `${ip} is not a public address` };
+  }
+  return { ok: true, url, host, allowlisted, ip };
+}
+
+/**
+ * Validates a subscription URL when it is created or changed: https (http only for
+ * allowlisted hosts), no credentials, and every address the host resolves to public
+ * (allowlisted hosts exempt). Delivery checks the addresses again at connect time.
+ */
+export async function checkWebhookUrl(raw: string, options: CheckWebhookUrlOptions): Promise<UrlCheckResult> {
+  const parsed = parseWebhookUrl(raw, new HostAllowlist(options.allowedHosts));
+  if (!parsed.ok) return parsed;
+  if (parsed.allowlisted || parsed.ip !== null) return { ok: true };
+
+  const resolve = options.resolve ?? systemResolveHost;
+  let addresses;
+  try {
+    addresses = await resolve(parsed.host);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code ?? 'unknown error';
+    return { ok: false, reason: 'dns_failure', message: `cannot resolve ${parsed.host} (${code})` };
+  }
+  if (addresses.length === 0) {
+    return { ok: false, reason: 'dns_failure', message: `${parsed.host} has no addresses` };
+  }
+  const blocked = addresses.find((entry) => isBlockedAddress(entry.address));
+  if (blocked) {
+    return {
+      ok: false,
+      reason: 'blocked_address',
+      message: `${parsed.host} resolves to ${blocked.address}, a non-public address`,
+    };
+  }
+  return { ok: true };
+}

@@ -1,0 +1,35 @@
+import express, { Router } from 'express';
+import type { AppDeps } from './deps';
+import { authenticate } from './http/auth';
+import { errorHandler, unknownRoute } from './http/errors';
+import { idempotency } from './http/idempotency';
+import { jsonBody } from './http/json-body';
+import { dailyQuotaLimiter } from './http/rate-limit';
+import { requestId } from './http/request-id';
+import { mountRoutes } from './http/route';
+import { apiKeyRoutes } from './modules/api-keys/routes';
+import { healthRoutes } from './modules/health/health-routes';
+import { projectRoutes } from './modules/projects/routes';
+import { taskRoutes } from './modules/tasks/routes';
+
+/** Builds the Express app from its dependencies; main.ts and the tests both use it. */
+export function createApp(deps: AppDeps): express.Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('etag', false);
+  app.set('query parser', 'simple');
+  app.use(requestId);
+  app.use(healthRoutes(deps));
+
+  const v1 = Router();
+  v1.use(authenticate(deps.db));
+  v1.use(dailyQuotaLimiter(deps.redis, deps.config.redisPrefix));
+  v1.use(jsonBody);
+  v1.use(idempotency(deps.redis, deps.config.redisPrefix));
+  mountRoutes(v1, deps, [...taskRoutes, ...projectRoutes, ...apiKeyRoutes]);
+  app.use('/v1', v1);
+
+  app.use(unknownRoute);
+  app.use(errorHandler(deps.logger));
+  return app;
+}

@@ -1,0 +1,22 @@
+import type { Scope, Tx } from '@worktrack/db';
+import { recordEvents, type DomainEvent } from '@worktrack/events';
+import type { AppDeps } from './deps';
+
+/**
+ * Runs a change and writes its events to the outbox in one transaction, then publishes the
+ * events. Publishing is best effort: if Redis is down the worker's sweep publishes them later.
+ */
+export async function commitWithEvents<T>(
+  deps: Pick<AppDeps, 'db' | 'publisher' | 'logger'>,
+  scope: Scope,
+  change: (tx: Tx) => Promise<{ result: T; events: DomainEvent[] }>,
+): Promise<T> {
+  const { result, eventIds } = await deps.db.$transaction(async (tx) => {
+    const { result, events } = await change(tx);
+    return { result, eventIds: await recordEvents(tx, scope, events) };
+  });
+  deps.publisher.publish(eventIds).catch((err: unknown) => {
+    deps.logger.warn({ err, eventIds }, 'event publish deferred to the outbox sweep');
+  });
+  return result;
+}

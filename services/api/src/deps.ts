@@ -1,0 +1,14 @@
+import type { Redis } from 'ioredis';
+import type { ApiConfig, Logger } from '@worktrack/config';
+import type { Db } from '@worktrack/db';
+import type { EventPublisher } from '@worktrack/queue';
+
+/** Everything the API's routes need, built once by main.ts (or by the test harness). */
+export interface AppDeps {
+  config: ApiConfig;
+  db: Db;
+  /** Fail-fast connection for quota counters and idempotency records. */
+  redis: Redis;
+  publisher: EventPublisher;
+  logger: Logger;
+}

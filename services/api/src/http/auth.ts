@@ -1,0 +1,77 @@
+import { createHash } from 'node:crypto';
+import type { RequestHandler } from 'express';
+import type { Db, Mode, Plan, Role } from '@worktrack/db';
+import { ApiError } from './errors';
+import { effectivePermissions, type Permission } from './permissions';
+
+export interface Tenant {
+  organizationId: string;
+  organizationName: string;
+  plan: Plan;
+  dailyQuota: number | null;
+  mode: Mode;
+  userId: string;
+  role: Role;
+  keyId: string;
+  permissions: Set<Permission>;
+}
+
+declare global {
+  // eslint-disable-next-line @typescript-eslint/no-namespace
+  namespace Express {
+    interface Request {
+      tenant?: Tenant;
+    }
+  }
+}
+
+export const API_KEY_PATTERN = /^tk_(live|test)_[A-Za-z0-9_-]{32,}$/;
+
+export function hashApiKey(key: string): string {
+  return createHash('sha256').update(key).digest('hex');
+}
+
+interface KeyRow {
+  keyId: string;
+  organizationId: string;
+  organizationName: string;
+  plan: Plan;
+  dailyQuota: number | null;
+  userId: string;
+  mode: Mode;
+  permissions: string[];
+  role: Role;
+}
+
+const unauthenticated = (message: string) => new ApiError('unauthenticated', message);
+
+/**
+ * Resolves the bearer key to its tenant in one query. A revoked or expired key, or one whose
+ * user is no longer a member, is indistinguishable from an unknown key.
+ */
+export function authenticate(db: Db): RequestHandler {
+  return async (req, _res, next) => {
+    const header = req.get('authorization');
+    if (!header) throw unauthenticated('Missing Authorization header; send "Authorization: Bearer <API key>"');
+    const match = /^Bearer\s+(\S+)$/i.exec(header);
+    if (!match || !API_KEY_PATTERN.test(match[1]!)) throw unauthenticated('Malformed API key');
+    const rows = await db.$queryRaw<KeyRow[]>`
+      SELECT k.id AS "keyId", k."organizationId", o.name AS "organizationName", o.plan::text AS plan,
+             o."dailyQuota", k."userId", k.mode::text AS mode, k.permissions, m.role::text AS role
+      FROM "ApiKey" k
+      JOIN "Organization" o ON o.id = k."organizationId"
+      JOIN "Membership" m ON m."organizationId" = k."organizationId" AND m."userId" = k."userId"
+      WHERE k.hash = ${hashApiKey(match[1]!)}
+        AND k."revokedAt" IS NULL
+        AND (k."expiresAt" IS NULL OR k."expiresAt" > now())`;
+    const row = rows[0];
+    if (!row) throw unauthenticated('Invalid API key');
+    req.tenant = { ...row, permissions: effectivePermissions(row.permissions, row.role) };
+    next();
+  };
+}
+
+export function requireTenant(req: { tenant?: Tenant }): Tenant {
+  if (!req.tenant) throw new Error('route mounted without authentication');
+  return req.tenant;
+}

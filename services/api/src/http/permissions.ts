@@ -1,0 +1,34 @@
+import type { Role } from '@worktrack/db';
+
+export const PERMISSIONS = [
+  'tasks:read',
+  'tasks:write',
+  'projects:read',
+  'projects:write',
+  'members:read',
+  'members:write',
+  'comments:read',
+  'comments:write',
+  'files:read',
+  'files:write',
+  'webhooks:read',
+  'webhooks:write',
+  'api_keys:write',
+] as const;
+
+export type Permission = (typeof PERMISSIONS)[number];
+
+const memberDenied: ReadonlySet<Permission> = new Set(['members:write', 'webhooks:read', 'webhooks:write', 'api_keys:write']);
+
+/** DECISIONS §1: what each role allows, before the key's own permissions narrow it. */
+const ROLE_PERMISSIONS: Record<Role, ReadonlySet<Permission>> = {
+  admin: new Set(PERMISSIONS),
+  member: new Set(PERMISSIONS.filter((p) => !memberDenied.has(p))),
+  guest: new Set(PERMISSIONS.filter((p) => p.endsWith(':read') || p === 'comments:write')),
+};
+
+/** A key may do what its permissions grant and its user's role allows. */
+export function effectivePermissions(keyPermissions: readonly string[], role: Role): Set<Permission> {
+  const granted = keyPermissions.includes('*') ? PERMISSIONS : PERMISSIONS.filter((p) => keyPermissions.includes(p));
+  return new Set(granted.filter((p) => ROLE_PERMISSIONS[role].has(p)));
+}

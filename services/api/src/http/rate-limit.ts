@@ -1,0 +1,71 @@
+import type { RequestHandler } from 'express';
+import { rateLimit, type IncrementResponse, type Store } from 'express-rate-limit';
+import type { Redis } from 'ioredis';
+import type { Plan } from '@worktrack/db';
+import { ApiError } from './errors';
+import { requireTenant, type Tenant } from './auth';
+
+/** SPEC Limits: requests per UTC day. Enterprise organizations carry their own number. */
+const PLAN_DAILY_QUOTA: Record<Plan, number> = { free: 1_000, pro: 100_000, enterprise: 1_000_000 };
+
+export function dailyQuota(tenant: Pick<Tenant, 'plan' | 'dailyQuota'>): number {
+  return tenant.dailyQuota ?? PLAN_DAILY_QUOTA[tenant.plan];
+}
+
+function nextUtcMidnight(now = new Date()): Date {
+  return new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() + 1));
+}
+
+/**
+ * An express-rate-limit store whose window is the UTC calendar day (DECISIONS §5), kept in
+ * Redis so every API replica counts against the same number.
+ */
+export class UtcDayRedisStore implements Store {
+  readonly localKeys = false;
+
+  constructor(
+    private readonly redis: Redis,
+    readonly prefix: string,
+  ) {}
+
+  private keyFor(key: string, resetTime: Date): string {
+    return `${this.prefix}:${key}:${resetTime.toISOString().slice(0, 10)}`;
+  }
+
+  async increment(key: string): Promise<IncrementResponse> {
+    const resetTime = nextUtcMidnight();
+    const redisKey = this.keyFor(key, resetTime);
+    const results = await this.redis
+      .multi()
+      .incr(redisKey)
+      .expireat(redisKey, Math.floor(resetTime.getTime() / 1000) + 3600)
+      .exec();
+    const [incrError, totalHits] = results![0]!;
+    if (incrError) throw incrError;
+    return { totalHits: Number(totalHits), resetTime };
+  }
+
+  async decrement(key: string): Promise<void> {
+    await this.redis.decr(this.keyFor(key, nextUtcMidnight()));
+  }
+
+  async resetKey(key: string): Promise<void> {
+    await this.redis.del(this.keyFor(key, nextUtcMidnight()));
+  }
+}
+
+/** Counts every authenticated request per organization; live and test keys share the quota. */
+export function dailyQuotaLimiter(redis: Redis, prefix: string): RequestHandler {
+  return rateLimit({
+    windowMs: 24 * 3600 * 1000,
+    limit: (req) => dailyQuota(requireTenant(req)),
+    keyGenerator: (req) => requireTenant(req).organizationId,
+    store: new UtcDayRedisStore(redis, `${prefix}:quota`),
+    standardHeaders: false,
+    legacyHeaders: true,
+    // A Redis outage must not take the API down with it: requests pass uncounted meanwhile.
+    passOnStoreError: true,
+    handler: (_req, _res, next) => next(new ApiError('rate_limited', 'Daily request quota exceeded; see X-RateLimit-Reset')),
+    validate: { keyGeneratorIpFallback: false },
+  });
+}

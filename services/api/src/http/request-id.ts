@@ -1,0 +1,21 @@
+import type { RequestHandler } from 'express';
+import { ulid } from 'ulid';
+
+declare global {
+  // eslint-disable-next-line @typescript-eslint/no-namespace
+  namespace Express {
+    interface Request {
+      requestId: string;
+    }
+  }
+}
+
+const acceptable = /^[\w.-]{1,128}$/;
+
+/** Echoes a caller's X-Request-Id when it is sane, otherwise assigns one; every response carries it. */
+export const requestId: RequestHandler = (req, res, next) => {
+  const incoming = req.get('x-request-id');
+  req.requestId = incoming && acceptable.test(incoming) ? incoming : `req_${ulid()}`;
+  res.setHeader('X-Request-Id', req.requestId);
+  next();
+};

@@ -1,0 +1,54 @@
+import type { Request, Router } from 'express';
+import Joi from 'joi';
+import { forbidden } from './errors';
+import { requireTenant, type Tenant } from './auth';
+import type { Permission } from './permissions';
+import { validate } from './validation';
+import type { AppDeps } from '../deps';
+
+export interface RouteInput<P, Q, B> {
+  params: P;
+  query: Q;
+  body: B;
+  tenant: Tenant;
+  deps: AppDeps;
+  req: Request;
+}
+
+export interface RouteDefinition<P = any, Q = any, B = any> {
+  method: 'get' | 'post' | 'patch' | 'delete';
+  path: string;
+  permission: Permission;
+  params?: Joi.ObjectSchema<P>;
+  query?: Joi.ObjectSchema<Q>;
+  body?: Joi.ObjectSchema<B>;
+  /** 200 by default; 201 for creations. A handler returning undefined answers 204 with no body. */
+  status?: number;
+  handler: (input: RouteInput<P, Q, B>) => Promise<unknown>;
+}
+
+type Empty = Record<string, never>;
+
+/** Declares an authenticated route: inputs validated with joi, permission checked, tenant handed over. */
+export function defineRoute<P = Empty, Q = Empty, B = Empty>(definition: RouteDefinition<P, Q, B>): RouteDefinition<P, Q, B> {
+  return definition;
+}
+
+const nothing = Joi.object({});
+
+export function mountRoutes(router: Router, deps: AppDeps, routes: RouteDefinition[]): void {
+  for (const route of routes) {
+    router[route.method](route.path, async (req, res) => {
+      const tenant = requireTenant(req);
+      if (!tenant.permissions.has(route.permission)) {
+        throw forbidden(`This API key lacks the ${route.permission} permission, or its user's role does not allow it`);
+      }
+      const params = validate(route.params ?? nothing, req.params);
+      const query = validate(route.query ?? nothing, req.query);
+      const body = validate(route.body ?? nothing, req.body ?? {});
+      const result = await route.handler({ params, query, body, tenant, deps, req });
+      if (result === undefined) res.status(204).end();
+      else res.status(route.status ?? 200).json(result);
+    });
+  }
+}

@@ -1,0 +1,35 @@
+import { once } from 'node:events';
+import { createLogger, loadApiConfig, loadDotEnv, onShutdown } from '@worktrack/config';
+import { createDb } from '@worktrack/db';
+import { createRedisConnection, EventPublisher } from '@worktrack/queue';
+import { createApp } from './app';
+
+async function main(): Promise<void> {
+  loadDotEnv();
+  const config = loadApiConfig();
+  const logger = createLogger(config.logLevel, 'api');
+  const db = createDb(config.databaseUrl);
+  const redis = createRedisConnection(config.redisUrl, 'producer', 'api');
+  const producer = createRedisConnection(config.redisUrl, 'producer', 'api-producer');
+  const publisher = new EventPublisher(producer, config.redisPrefix);
+
+  const app = createApp({ config, db, redis, publisher, logger });
+  const server = app.listen(config.port, config.host);
+  await once(server, 'listening');
+  logger.info({ url: `http://${config.host}:${config.port}` }, 'api listening');
+
+  onShutdown(logger, async () => {
+    const closed = new Promise((resolve) => server.close(resolve));
+    server.closeIdleConnections();
+    await closed;
+    await publisher.close();
+    redis.disconnect();
+    producer.disconnect();
+    await db.$disconnect();
+  });
+}
+
+main().catch((err: unknown) => {
+  console.error(err);
+  process.exit(1);
+});

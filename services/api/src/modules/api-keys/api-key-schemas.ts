@@ -1,0 +1,28 @@
+import Joi from 'joi';
+import { Mode } from '@worktrack/db';
+import { pageQuery } from '../../http/pagination';
+import { PERMISSIONS } from '../../http/permissions';
+import { fields } from '../../http/validation';
+
+export interface ApiKeyInput {
+  name: string;
+  permissions: string[];
+  mode?: Mode;
+  expiresAt?: string | null;
+}
+
+export const createApiKeyBody = Joi.object<ApiKeyInput>({
+  name: Joi.string().trim().min(1).max(100).required(),
+  permissions: Joi.alternatives(
+    Joi.array().items(Joi.string().valid('*')).length(1),
+    Joi.array().items(Joi.string().valid(...PERMISSIONS)).min(1).unique(),
+  )
+    .default(['*'])
+    .messages({ 'alternatives.match': 'permissions must be ["*"] or a non-empty list of known permissions' }),
+  mode: Joi.string().valid(...Object.values(Mode)),
+  expiresAt: fields.timestamp().allow(null),
+});
+
+export const apiKeyParams = Joi.object<{ keyId: string }>({ keyId: Joi.string().max(100).required() });
+
+export const listApiKeysQuery = Joi.object<{ limit: number; offset: number }>({ ...pageQuery });

@@ -1,0 +1,58 @@
+import { randomBytes } from 'node:crypto';
+import { newId, type ApiKey, type Mode, type Tx } from '@worktrack/db';
+import { hashApiKey } from '../../http/auth';
+import { iso } from '../timestamps';
+
+export interface ApiKeyRecord {
+  id: string;
+  name: string;
+  prefix: string;
+  mode: Mode;
+  permissions: string[];
+  userId: string;
+  expiresAt: string | null;
+  revokedAt: string | null;
+  createdAt: string;
+}
+
+export function toApiKeyRecord(key: ApiKey): ApiKeyRecord {
+  return {
+    id: key.id,
+    name: key.name,
+    prefix: key.prefix,
+    mode: key.mode,
+    permissions: key.permissions,
+    userId: key.userId,
+    expiresAt: iso(key.expiresAt),
+    revokedAt: iso(key.revokedAt),
+    createdAt: key.createdAt.toISOString(),
+  };
+}
+
+export interface NewApiKey {
+  organizationId: string;
+  userId: string;
+  name: string;
+  mode: Mode;
+  permissions: string[];
+  expiresAt?: Date | null;
+}
+
+/** Creates a key and returns its secret once; only the SHA-256 hash and a display prefix are stored. */
+export async function issueApiKey(tx: Tx, input: NewApiKey): Promise<{ record: ApiKeyRecord; key: string }> {
+  const key = `tk_${input.mode}_${randomBytes(24).toString('base64url')}`;
+  const row = await tx.apiKey.create({
+    data: {
+      id: newId('apiKey'),
+      organizationId: input.organizationId,
+      userId: input.userId,
+      name: input.name,
+      mode: input.mode,
+      prefix: key.slice(0, 12),
+      hash: hashApiKey(key),
+      permissions: input.permissions,
+      expiresAt: input.expiresAt ?? null,
+    },
+  });
+  return { record: toApiKeyRecord(row), key };
+}

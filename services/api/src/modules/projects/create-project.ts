@@ -1,0 +1,28 @@
+import { newId, scoped } from '@worktrack/db';
+import { events } from '@worktrack/events';
+import { commitWithEvents } from '../../commit';
+import { defineRoute } from '../../http/route';
+import { toProjectRecord } from './project-record';
+import { createProjectBody } from './project-schemas';
+
+export const createProject = defineRoute({
+  method: 'post',
+  path: '/projects',
+  permission: 'projects:write',
+  body: createProjectBody,
+  status: 201,
+  handler: ({ body, tenant, deps }) =>
+    commitWithEvents(deps, tenant, async (tx) => {
+      const project = await tx.project.create({
+        data: scoped(tenant, {
+          id: newId('project'),
+          name: body.name,
+          description: body.description ?? null,
+          icon: body.icon ?? null,
+          color: body.color ?? null,
+        }),
+      });
+      const record = toProjectRecord(project);
+      return { result: record, events: [events.projectCreated(record)] };
+    }),
+});

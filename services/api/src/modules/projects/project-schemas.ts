@@ -1,0 +1,32 @@
+import Joi from 'joi';
+import { pageQuery } from '../../http/pagination';
+
+const name = Joi.string().trim().min(1).max(200);
+const description = Joi.string().max(10_000).allow(null);
+const icon = Joi.string().trim().min(1).max(64).allow(null);
+const color = Joi.string()
+  .pattern(/^#(?:[0-9a-fA-F]{3}|[0-9a-fA-F]{6})$/)
+  .allow(null)
+  .messages({ 'string.pattern.base': 'color must be a hex color such as #1a2b3c or #abc' });
+
+export interface ProjectInput {
+  name: string;
+  description?: string | null;
+  icon?: string | null;
+  color?: string | null;
+}
+
+export interface ProjectPatch extends Partial<ProjectInput> {
+  archived?: boolean;
+}
+
+export const projectParams = Joi.object<{ projectId: string }>({ projectId: Joi.string().max(100).required() });
+
+export const createProjectBody = Joi.object<ProjectInput>({ name: name.required(), description, icon, color });
+
+export const updateProjectBody = Joi.object<ProjectPatch>({ name, description, icon, color, archived: Joi.boolean().strict() });
+
+export const listProjectsQuery = Joi.object<{ archived: boolean; limit: number; offset: number }>({
+  archived: Joi.boolean().default(false),
+  ...pageQuery,
+});

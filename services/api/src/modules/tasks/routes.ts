@@ -1,0 +1,7 @@
+import { createTask } from './create-task';
+import { deleteTask } from './delete-task';
+import { getTask } from './get-task';
+import { listTasks } from './list-tasks';
+import { updateTask } from './update-task';
+
+export const taskRoutes = [listTasks, createTask, getTask, updateTask, deleteTask];

@@ -1,0 +1,45 @@
+import { lockRow, scoped } from '@worktrack/db';
+import { events, type DomainEvent } from '@worktrack/events';
+import { commitWithEvents } from '../../commit';
+import { notFound } from '../../http/errors';
+import { defineRoute } from '../../http/route';
+import { previousAttributes } from '../changes';
+import { assertMembers } from '../members/assert-member';
+import { toTaskRecord } from './task-record';
+import { taskParams, updateTaskBody, type CustomFields, type TaskPatch } from './task-schemas';
+
+type TaskChanges = Omit<TaskPatch, 'dueDate' | 'customFields'> & { dueDate?: Date | null; customFields?: CustomFields };
+
+function toTaskChanges(patch: TaskPatch): TaskChanges {
+  const { dueDate, customFields, ...rest } = patch;
+  return {
+    ...rest,
+    ...(dueDate !== undefined && { dueDate: dueDate === null ? null : new Date(dueDate) }),
+    ...(customFields !== undefined && { customFields: customFields ?? {} }),
+  };
+}
+
+export const updateTask = defineRoute({
+  method: 'patch',
+  path: '/tasks/:taskId',
+  permission: 'tasks:write',
+  params: taskParams,
+  body: updateTaskBody,
+  handler: ({ params, body, tenant, deps }) =>
+    commitWithEvents(deps, tenant, async (tx) => {
+      await lockRow(tx, 'Task', params.taskId);
+      const existing = await tx.task.findFirst({ where: scoped(tenant, { id: params.taskId }) });
+      if (!existing) throw notFound('taskId', 'No such task');
+      if (body.assigneeId) await assertMembers(tx, tenant.organizationId, [body.assigneeId], 'assigneeId');
+
+      const data = toTaskChanges(body);
+      const before = toTaskRecord(existing);
+      const changed = previousAttributes(before, toTaskRecord({ ...existing, ...data }));
+      if (Object.keys(changed).length === 0) return { result: before, events: [] };
+
+      const after = toTaskRecord(await tx.task.update({ where: { id: existing.id }, data }));
+      const emitted: DomainEvent[] = [events.taskUpdated(after, changed)];
+      if (changed.status !== undefined && after.status === 'done') emitted.push(events.taskCompleted(after));
+      return { result: after, events: emitted };
+    }),
+});

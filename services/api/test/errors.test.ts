@@ -1,0 +1,61 @@
+import request from 'supertest';
+import { as, createHarness, createOrg, expectError, type Harness, type TestOrg } from './support/harness';
+
+let h: Harness;
+let org: TestOrg;
+
+beforeAll(async () => {
+  h = createHarness();
+  org = await createOrg(h.db);
+});
+afterAll(() => h.close());
+
+describe('error bodies', () => {
+  it('answers unknown routes with 404 in the error body, with or without /v1', async () => {
+    expectError(await as(h.app, org.liveKey).get('/v1/nothing-here'), 404, 'not_found');
+    expectError(await request(h.app).get('/elsewhere'), 404, 'not_found');
+    expectError(await request(h.app).put('/v1/tasks').set('Authorization', `Bearer ${org.liveKey}`), 404, 'not_found');
+  });
+
+  it('answers malformed JSON with 400 invalid_json', async () => {
+    const res = await request(h.app)
+      .post('/v1/projects')
+      .set('Authorization', `Bearer ${org.liveKey}`)
+      .set('Content-Type', 'application/json')
+      .send('{"name": ');
+    expectError(res, 400, 'invalid_json');
+    expect(res.body.error.type).toBe('validation_error');
+  });
+
+  it('answers a body that is not JSON with 415, and a body that is not an object with 400', async () => {
+    const text = await request(h.app).post('/v1/projects').set('Authorization', `Bearer ${org.liveKey}`).set('Content-Type', 'text/plain').send('name=x');
+    expectError(text, 415, 'unsupported_media_type');
+    expectError(await as(h.app, org.liveKey).post('/v1/projects', ['name']), 400, 'invalid_request');
+  });
+
+  it('answers an oversized body with 413', async () => {
+    expectError(await as(h.app, org.liveKey).post('/v1/projects', { name: 'x', description: 'y'.repeat(1_100_000) }), 413, 'payload_too_large');
+  });
+
+  it('carries X-Request-Id on every response, echoing a sane incoming one', async () => {
+    const ok = await as(h.app, org.liveKey).get('/v1/tasks');
+    expect(ok.headers['x-request-id']).toMatch(/^req_/);
+    const echoed = await request(h.app).get('/healthz').set('X-Request-Id', 'trace-123');
+    expect(echoed.headers['x-request-id']).toBe('trace-123');
+    const refused = await request(h.app).get('/v1/tasks').set('X-Request-Id', 'bad id with spaces');
+    expect(refused.status).toBe(401);
+    expect(refused.headers['x-request-id']).toMatch(/^req_/);
+  });
+
+  it('answers 503 without a stack trace or SQL when the database is unreachable', async () => {
+    const unreachable = createHarness({ DATABASE_URL: 'postgresql://postgres@127.0.0.1:1/worktrack' });
+    try {
+      const res = await as(unreachable.app, org.liveKey).get('/v1/tasks');
+      expectError(res, 503, 'unavailable');
+      expect(res.body.error.type).toBe('api_error');
+      expect(JSON.stringify(res.body)).not.toMatch(/\.ts:|SELECT|prisma|ECONNREFUSED/i);
+    } finally {
+      await unreachable.close();
+    }
+  });
+});

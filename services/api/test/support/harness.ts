@@ -1,0 +1,111 @@
+import { randomUUID } from 'node:crypto';
+import request from 'supertest';
+import type { Express } from 'express';
+import { createLogger, loadApiConfig } from '@worktrack/config';
+import { createDb, newId, type Db, type Mode, type Plan, type Role } from '@worktrack/db';
+import { createRedisConnection, EventPublisher } from '@worktrack/queue';
+import { createApp } from '../../src/app';
+import type { AppDeps } from '../../src/deps';
+import { issueApiKey } from '../../src/modules/api-keys/issue-api-key';
+import { bootstrapOrganization, type BootstrapResult } from '../../src/modules/organizations/bootstrap-organization';
+
+export interface Harness {
+  app: Express;
+  deps: AppDeps;
+  db: Db;
+  close(): Promise<void>;
+}
+
+/**
+ * The app in-process against the real Postgres (the run's database) and Redis, under a Redis
+ * prefix of its own so test files never share counters, idempotency records or queues.
+ */
+export function createHarness(overrides: NodeJS.ProcessEnv = {}): Harness {
+  const config = loadApiConfig({ ...process.env, REDIS_PREFIX: `wt-test-${randomUUID().slice(0, 8)}`, ...overrides });
+  const db = createDb(config.databaseUrl, { poolSize: 5 });
+  const redis = createRedisConnection(config.redisUrl, 'producer', 'test-api');
+  const producer = createRedisConnection(config.redisUrl, 'producer', 'test-producer');
+  const publisher = new EventPublisher(producer, config.redisPrefix);
+  const deps: AppDeps = { config, db, redis, publisher, logger: createLogger('silent', 'test') };
+  return {
+    app: createApp(deps),
+    deps,
+    db,
+    async close() {
+      await publisher.close();
+      redis.disconnect();
+      producer.disconnect();
+      await db.$disconnect();
+    },
+  };
+}
+
+export type TestOrg = BootstrapResult;
+
+let orgCounter = 0;
+
+export function createOrg(db: Db, options: { plan?: Plan; dailyQuota?: number | null } = {}): Promise<TestOrg> {
+  orgCounter += 1;
+  return bootstrapOrganization(db, {
+    name: `Org ${orgCounter}`,
+    email: `admin-${randomUUID()}@example.com`,
+    plan: options.plan ?? 'pro',
+    dailyQuota: options.dailyQuota ?? null,
+  });
+}
+
+/** Adds a user with a role to an organization and returns the user's id and a key. */
+export async function addMember(
+  db: Db,
+  org: TestOrg,
+  options: { role?: Role; permissions?: string[]; mode?: Mode } = {},
+): Promise<{ userId: string; key: string }> {
+  const userId = newId('user');
+  await db.user.create({ data: { id: userId, email: `${userId}@example.com`, name: 'Member' } });
+  await db.membership.create({ data: { organizationId: org.organization.id, userId, role: options.role ?? 'member' } });
+  const { key } = await issueApiKey(db, {
+    organizationId: org.organization.id,
+    userId,
+    name: 'member key',
+    mode: options.mode ?? 'live',
+    permissions: options.permissions ?? ['*'],
+  });
+  return { userId, key };
+}
+
+/** A key of the org's admin restricted to the given permissions. */
+export async function keyWith(db: Db, org: TestOrg, permissions: string[], mode: Mode = 'live'): Promise<string> {
+  const { key } = await issueApiKey(db, { organizationId: org.organization.id, userId: org.user.id, name: 'restricted', mode, permissions });
+  return key;
+}
+
+export function as(app: Express, key: string) {
+  const auth = { Authorization: `Bearer ${key}` };
+  return {
+    get: (path: string) => request(app).get(path).set(auth),
+    post: (path: string, body?: object) => request(app).post(path).set(auth).send(body),
+    patch: (path: string, body?: object) => request(app).patch(path).set(auth).send(body),
+    delete: (path: string) => request(app).delete(path).set(auth),
+  };
+}
+
+export function expectError(res: request.Response, status: number, code: string, param?: string | null): void {
+  expect({ status: res.status, code: res.body?.error?.code, ...(param !== undefined && { param: res.body?.error?.param }) }).toEqual({
+    status,
+    code,
+    ...(param !== undefined && { param }),
+  });
+  expect(typeof res.body.error.message).toBe('string');
+  expect(typeof res.body.error.type).toBe('string');
+}
+
+/** Polls until the check returns a value other than undefined, or fails after the timeout. */
+export async function waitFor<T>(check: () => Promise<T | undefined>, { timeoutMs = 10_000, intervalMs = 20 } = {}): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`waitFor: condition not met within ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, intervalMs));
+  }
+}

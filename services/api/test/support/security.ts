@@ -1,0 +1,54 @@
+import request from 'supertest';
+import type { Harness, TestOrg } from './harness';
+import { as, expectError, keyWith } from './harness';
+
+export interface SecuredRoute {
+  method: 'get' | 'post' | 'patch' | 'delete';
+  path: string;
+  permission: string;
+  body?: object;
+}
+
+export interface SecurityContext {
+  harness: Harness;
+  org: TestOrg;
+  otherOrg: TestOrg;
+}
+
+/** The checks every authenticated route must pass (STYLE §14). */
+export function itEnforcesAccess(
+  context: () => SecurityContext,
+  route: () => SecuredRoute,
+  /** The path names one resource of `org`'s live data: other tenants and test keys must get 404. */
+  { namesResource }: { namesResource: boolean },
+): void {
+  const send = (key: string | null, r: SecuredRoute) => {
+    let req = request(context().harness.app)[r.method](r.path);
+    if (key !== null) req = req.set('Authorization', key);
+    return r.body ? req.send(r.body) : req;
+  };
+
+  it('answers 401 without a key, with a malformed key and with an unknown key', async () => {
+    const r = route();
+    expectError(await send(null, r), 401, 'unauthenticated');
+    expectError(await send('Bearer not-a-key', r), 401, 'unauthenticated');
+    expectError(await send(`Bearer tk_live_${'x'.repeat(32)}`, r), 401, 'unauthenticated');
+    expectError(await send(`Basic ${context().org.liveKey}`, r), 401, 'unauthenticated');
+  });
+
+  it('answers 403 to a key lacking the permission', async () => {
+    const r = route();
+    const { harness, org } = context();
+    const other = r.permission === 'tasks:read' ? 'projects:read' : 'tasks:read';
+    const key = await keyWith(harness.db, org, [other]);
+    expectError(await send(`Bearer ${key}`, r), 403, 'forbidden');
+  });
+
+  if (!namesResource) return;
+  it("answers 404 to another organization's key and to a test key on live data", async () => {
+    const r = route();
+    const { harness, org, otherOrg } = context();
+    expectError(await as(harness.app, otherOrg.liveKey)[r.method](r.path).send(r.body), 404, 'not_found');
+    expectError(await as(harness.app, org.testKey)[r.method](r.path).send(r.body), 404, 'not_found');
+  });
+}
