@@ -12,6 +12,9 @@ export interface WorkerConfig {
   webhookAllowedHosts: string[];
   healthHost: string;
   healthPort: number;
+  sweepIntervalMs: number;
+  sweepGraceMs: number;
+  lockDurationMs: number;
 }
 
 const schema = Joi.object({
@@ -21,6 +24,9 @@ const schema = Joi.object({
   WEBHOOK_TIMEOUT_MS: Joi.number().integer().min(1).default(5000),
   WORKER_HEALTH_HOST: Joi.string().default('127.0.0.1'),
   WORKER_HEALTH_PORT: Joi.number().port().default(3001),
+  WORKER_SWEEP_INTERVAL_MS: Joi.number().integer().min(100).default(5_000),
+  WORKER_SWEEP_GRACE_MS: Joi.number().integer().min(0).default(10_000),
+  WORKER_LOCK_DURATION_MS: Joi.number().integer().min(500).default(30_000),
 });
 
 export function loadWorkerConfig(env: NodeJS.ProcessEnv = process.env): WorkerConfig {
@@ -36,5 +42,8 @@ export function loadWorkerConfig(env: NodeJS.ProcessEnv = process.env): WorkerCo
     webhookAllowedHosts: splitList(e.WEBHOOK_ALLOWED_HOSTS),
     healthHost: e.WORKER_HEALTH_HOST,
     healthPort: e.WORKER_HEALTH_PORT,
+    sweepIntervalMs: e.WORKER_SWEEP_INTERVAL_MS,
+    sweepGraceMs: e.WORKER_SWEEP_GRACE_MS,
+    lockDurationMs: e.WORKER_LOCK_DURATION_MS,
   };
 }

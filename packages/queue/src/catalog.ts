@@ -19,6 +19,8 @@ export interface DispatchEventPayload {
 
 export interface DeliverWebhookPayload {
   deliveryId: string;
+  /** The attempt this job makes (1 for the first); a stale job for an older attempt does nothing. */
+  attempt: number;
 }
 
 export const jobs = {
@@ -32,11 +34,11 @@ export const jobs = {
   deliverWebhook: {
     queue: QUEUE_NAMES.deliveries,
     name: 'deliver-webhook',
-    schema: Joi.object<DeliverWebhookPayload>({ deliveryId: Joi.string().required() }),
-    // Delivery retries follow SPEC's schedule and are scheduled by the handler itself;
-    // BullMQ's own attempts only cover crashes of the handler.
-    options: { ...retention, attempts: 3, backoff: { type: 'fixed', delay: 1_000 } } satisfies JobsOptions,
-    jobId: (p: DeliverWebhookPayload, attempt: number) => `${p.deliveryId}-${attempt}`,
+    schema: Joi.object<DeliverWebhookPayload>({ deliveryId: Joi.string().required(), attempt: Joi.number().integer().min(1).required() }),
+    // Delivery retries follow SPEC's schedule, each a delayed job scheduled by the handler;
+    // BullMQ's own attempts only cover handler errors (database or Redis briefly down).
+    options: { ...retention, attempts: 5, backoff: { type: 'exponential', delay: 1_000 } } satisfies JobsOptions,
+    jobId: (p: DeliverWebhookPayload) => `${p.deliveryId}-${p.attempt}`,
   },
 } as const;
 

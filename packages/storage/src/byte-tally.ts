@@ -2,12 +2,16 @@ import { Readable } from 'node:stream';
 
 /** Re-streams a byte stream unchanged while counting its bytes and noting whether it failed. */
 export class ByteTally {
-  bytes = 0;
   readonly stream: Readable;
+  private counted = 0;
   private sourceError: unknown;
 
   constructor(source: Readable) {
     this.stream = Readable.from(this.passThrough(source));
+  }
+
+  get bytes(): number {
+    return this.counted;
   }
 
   /** Whether `error` was raised by the source stream rather than by whoever consumed the tally. */
@@ -18,7 +22,7 @@ export class ByteTally {
   private async *passThrough(source: AsyncIterable<Uint8Array>): AsyncGenerator<Uint8Array> {
     try {
       for await (const chunk of source) {
-        this.bytes += chunk.byteLength;
+        this.counted += chunk.byteLength;
         yield chunk;
       }
     } catch (error) {

@@ -17,10 +17,8 @@ function isUnavailable(error: unknown): boolean {
   // The SDK stamps $metadata on every failed request; without an HTTP status no answer came back
   // (refused, reset, timed out, unresolvable). Not decided by error code: inside a vm context
   // (jest) the SDK swaps Node's network errors, which come from another realm, for a bare Error.
-  const { $metadata } = (typeof error === 'object' && error !== null ? error : {}) as {
-    $metadata?: { httpStatusCode?: number };
-  };
-  return $metadata !== undefined && $metadata.httpStatusCode === undefined;
+  const metadata = (error as { $metadata?: { httpStatusCode?: number } } | null | undefined)?.$metadata;
+  return metadata !== undefined && metadata.httpStatusCode === undefined;
 }
 
 /** Turns connection failures into StorageUnavailableError; S3 answers such as NoSuchKey pass through. */

@@ -55,19 +55,19 @@ const DELETE_BATCH_SIZE = 1000;
 /** Parts (5 MiB each) sent in parallel per upload, which bounds the memory an upload holds. */
 const UPLOAD_QUEUE_SIZE = 2;
 
+async function withStorageErrors<T>(request: Promise<T>): Promise<T> {
+  try {
+    return await request;
+  } catch (error) {
+    throw toStorageError(error);
+  }
+}
+
 export function createObjectStore(options: ObjectStoreOptions): ObjectStore {
   const { bucket, publicEndpoint, ...clientSettings } = options;
   const client = createS3Client(clientSettings);
   // The signature covers the host, so download URLs are signed for the public endpoint itself.
   const presignClient = publicEndpoint ? createS3Client({ ...clientSettings, endpoint: publicEndpoint }) : client;
-
-  async function withStorageErrors<T>(request: Promise<T>): Promise<T> {
-    try {
-      return await request;
-    } catch (error) {
-      throw toStorageError(error);
-    }
-  }
 
   async function bucketExists(): Promise<boolean> {
     try {

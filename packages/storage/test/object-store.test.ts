@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { createObjectStore, StorageUnavailableError } from '../src';
-import { BUCKET, listKeys, startTestStore, streamOf, type TestStore } from './embedded-store';
+import { listKeys, startTestStore, streamOf, type TestStore } from './embedded-store';
 
 const MiB = 1024 * 1024;
 
@@ -33,7 +33,7 @@ describe('upload and presignDownload', () => {
     expect(Buffer.from(await response.arrayBuffer()).equals(bytes)).toBe(true);
   });
 
-  it('stores a small file in one request', async () => {
+  it('stores a file smaller than one part', async () => {
     const bytes = randomBytes(1000);
 
     const { size } = await harness.store.upload('small.png', streamOf(bytes, 100), 'image/png');
@@ -82,7 +82,7 @@ describe('upload and presignDownload', () => {
     const { url, expiresAt } = await harness.store.presignDownload('big.bin', { expiresInSeconds: 900 });
     const after = Date.now();
 
-    expect(expiresAt.getTime()).toBeGreaterThanOrEqual(before + 900_000 - 1000);
+    expect(expiresAt.getTime()).toBeGreaterThanOrEqual(before + 900_000);
     expect(expiresAt.getTime()).toBeLessThanOrEqual(after + 900_000);
     expect(new URL(url).searchParams.get('X-Amz-Expires')).toBe('900');
   });
@@ -151,6 +151,5 @@ describe('ensureBucket and ping', () => {
 
   it('ping resolves for the configured bucket', async () => {
     await expect(harness.store.ping()).resolves.toBeUndefined();
-    expect(BUCKET).toBe(harness.settings.bucket);
   });
 });

@@ -116,8 +116,11 @@ export class WebhookDeliverer {
         message: target.message,
       };
     }
-    const url = new URL(target.url);
-    url.hash = '';
+    let url = target.url;
+    if (url.hash !== '') {
+      url = new URL(url);
+      url.hash = '';
+    }
 
     const controller = new AbortController();
     let timedOut = false;

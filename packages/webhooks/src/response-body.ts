@@ -6,32 +6,47 @@ export interface BoundedBody {
   truncated: boolean;
 }
 
+const noop = (): void => {};
+
 /**
- * Reads at most `maxBytes` of a response body and destroys the stream when there is
- * more, so an unbounded or huge body is never buffered. Never throws: a body cut off
- * by an abort or a reset socket yields what arrived before.
+ * Reads at most `maxBytes` of a response body and destroys the stream as soon as
+ * there is more, so a huge or endless body is never buffered (the connection is
+ * dropped instead of drained). Never rejects: a body cut off by an abort or a reset
+ * socket yields what arrived before.
  */
-export async function readBoundedBody(body: Readable, maxBytes: number): Promise<BoundedBody> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  let truncated = false;
-  try {
-    for await (const chunk of body) {
-      const buffer = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk as Uint8Array);
+export function readBoundedBody(body: Readable, maxBytes: number): Promise<BoundedBody> {
+  return new Promise((resolve) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let settled = false;
+
+    const finish = (truncated: boolean): void => {
+      if (settled) return;
+      settled = true;
+      body.off('data', onData);
+      body.off('end', onDone);
+      body.off('error', onDone);
+      body.off('close', onDone);
+      if (!body.destroyed && !body.readableEnded) body.destroy();
+      resolve({ text: Buffer.concat(chunks, size).toString('utf8'), truncated });
+    };
+    const onData = (chunk: Buffer): void => {
       const room = maxBytes - size;
-      if (buffer.length > room) {
-        if (room > 0) chunks.push(buffer.subarray(0, room));
+      if (chunk.length > room) {
+        if (room > 0) chunks.push(chunk.subarray(0, room));
         size = maxBytes;
-        truncated = true;
-        break; // leaving the loop destroys the stream: the rest is never read
+        finish(true);
+        return;
       }
-      chunks.push(buffer);
-      size += buffer.length;
-    }
-  } catch {
-    // Aborted at the deadline or the connection dropped mid-body: keep what we have.
-  } finally {
-    if (!body.destroyed && !body.readableEnded) body.destroy();
-  }
-  return { text: Buffer.concat(chunks, size).toString('utf8'), truncated };
+      chunks.push(chunk);
+      size += chunk.length;
+    };
+    const onDone = (): void => finish(false);
+
+    body.on('error', noop); // errors after we stop listening must not go unhandled
+    body.on('data', onData);
+    body.once('end', onDone);
+    body.once('error', onDone);
+    body.once('close', onDone);
+  });
 }

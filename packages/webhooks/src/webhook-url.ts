@@ -1,5 +1,4 @@
 import { isIP } from 'node:net';
-import ipaddr from 'ipaddr.js';
 import { isBlockedAddress, stripBrackets, systemResolveHost, type ResolveHost } from './address-guard';
 
 export type UrlRejectionReason =
@@ -21,22 +20,29 @@ export interface CheckWebhookUrlOptions {
   resolve?: ResolveHost;
 }
 
-/** Lower-case, brackets removed, IP literals in canonical form. */
-export function normalizeHost(host: string): string {
-  const bare = stripBrackets(host.trim().toLowerCase());
-  return isIP(bare) ? ipaddr.parse(bare).toString() : bare;
+/**
+ * An allowlist entry in the form URL.hostname takes (lower case, IPs canonical, e.g.
+ * `127.1` -> `127.0.0.1`), without IPv6 brackets.
+ */
+function canonicalHost(entry: string): string {
+  const bare = stripBrackets(entry.trim().toLowerCase());
+  try {
+    return stripBrackets(new URL(`http://${isIP(bare) === 6 ? `[${bare}]` : bare}/`).hostname);
+  } catch {
+    return bare;
+  }
 }
 
-/** Exact-hostname allowlist. */
+/** Exact-hostname allowlist. Look-ups take hostnames as URL.hostname gives them. */
 export class HostAllowlist {
   private readonly hosts: ReadonlySet<string>;
 
   constructor(hosts: readonly string[]) {
-    this.hosts = new Set(hosts.filter((host) => host.trim() !== '').map(normalizeHost));
+    this.hosts = new Set(hosts.filter((host) => host.trim() !== '').map(canonicalHost));
   }
 
   has(hostname: string): boolean {
-    return this.hosts.size > 0 && this.hosts.has(normalizeHost(hostname));
+    return this.hosts.size > 0 && this.hosts.has(stripBrackets(hostname));
   }
 }
 
@@ -70,7 +76,7 @@ export function parseWebhookUrl(raw: string, allowlist: HostAllowlist): ParsedWe
     return { ok: false, reason: 'credentials_in_url', message: 'URL must not contain credentials' };
   }
 
-  const host = normalizeHost(url.hostname);
+  const host = stripBrackets(url.hostname); // URL has lower-cased it and made IPs canonical
   const allowlisted = allowlist.has(host);
   if (url.protocol === 'http:' && !allowlisted) {
     return { ok: false, reason: 'insecure_protocol', message: 'URL must use https' };

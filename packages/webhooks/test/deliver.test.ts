@@ -102,8 +102,8 @@ describe('WebhookDeliverer.deliver', () => {
 
       expect(result).toMatchObject({ ok: false, status: null, error: 'timeout' });
       expect(result.responseTimeMs).toBeGreaterThanOrEqual(290);
-      expect(result.responseTimeMs).toBeLessThan(1_000);
-      expect(took).toBeLessThan(1_000);
+      expect(result.responseTimeMs).toBeLessThan(1_500);
+      expect(took).toBeLessThan(1_500);
       expect(target.requests).toHaveLength(1); // it was sent; only the answer was late
     } finally {
       release.resolve();
@@ -121,7 +121,7 @@ describe('WebhookDeliverer.deliver', () => {
       const result = await deliverer({ timeoutMs: 300 }).deliver({ url: target.origin, body, headers: headers() });
       expect(result).toMatchObject({ ok: true, status: 200, error: null, responseBody: 'partial' });
       expect(result.responseTimeMs).toBeGreaterThanOrEqual(290);
-      expect(result.responseTimeMs).toBeLessThan(1_000);
+      expect(result.responseTimeMs).toBeLessThan(1_500);
     } finally {
       release.resolve();
     }
@@ -167,7 +167,7 @@ describe('WebhookDeliverer.deliver', () => {
 
     expect(result).toMatchObject({ ok: true, status: 200, error: null, responseBodyTruncated: true });
     expect(result.responseBody).toHaveLength(64 * 1024);
-    expect(took).toBeLessThan(1_000);
+    expect(took).toBeLessThan(2_000); // streaming all 50 MB is what must not happen
     const { written, finished } = await served.promise;
     expect(finished).toBe(false);
     expect(written).toBeLessThan(total / 4);

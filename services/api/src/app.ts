@@ -11,6 +11,7 @@ import { apiKeyRoutes } from './modules/api-keys/routes';
 import { healthRoutes } from './modules/health/health-routes';
 import { projectRoutes } from './modules/projects/routes';
 import { taskRoutes } from './modules/tasks/routes';
+import { webhookRoutes } from './modules/webhooks/routes';
 
 /** Builds the Express app from its dependencies; main.ts and the tests both use it. */
 export function createApp(deps: AppDeps): express.Express {
@@ -26,7 +27,7 @@ export function createApp(deps: AppDeps): express.Express {
   v1.use(dailyQuotaLimiter(deps.redis, deps.config.redisPrefix));
   v1.use(jsonBody);
   v1.use(idempotency(deps.redis, deps.config.redisPrefix));
-  mountRoutes(v1, deps, [...taskRoutes, ...projectRoutes, ...apiKeyRoutes]);
+  mountRoutes(v1, deps, [...taskRoutes, ...projectRoutes, ...apiKeyRoutes, ...webhookRoutes]);
   app.use('/v1', v1);
 
   app.use(unknownRoute);

@@ -7,7 +7,7 @@ import type { AppDeps } from './deps';
  * events. Publishing is best effort: if Redis is down the worker's sweep publishes them later.
  */
 export async function commitWithEvents<T>(
-  deps: Pick<AppDeps, 'db' | 'publisher' | 'logger'>,
+  deps: Pick<AppDeps, 'db' | 'jobs' | 'logger'>,
   scope: Scope,
   change: (tx: Tx) => Promise<{ result: T; events: DomainEvent[] }>,
 ): Promise<T> {
@@ -15,7 +15,7 @@ export async function commitWithEvents<T>(
     const { result, events } = await change(tx);
     return { result, eventIds: await recordEvents(tx, scope, events) };
   });
-  deps.publisher.publish(eventIds).catch((err: unknown) => {
+  deps.jobs.publishEvents(eventIds).catch((err: unknown) => {
     deps.logger.warn({ err, eventIds }, 'event publish deferred to the outbox sweep');
   });
   return result;

@@ -1,7 +1,7 @@
 import type { Redis } from 'ioredis';
 import type { ApiConfig, Logger } from '@worktrack/config';
 import type { Db } from '@worktrack/db';
-import type { EventPublisher } from '@worktrack/queue';
+import type { JobScheduler } from '@worktrack/queue';
 
 /** Everything the API's routes need, built once by main.ts (or by the test harness). */
 export interface AppDeps {
@@ -9,6 +9,7 @@ export interface AppDeps {
   db: Db;
   /** Fail-fast connection for quota counters and idempotency records. */
   redis: Redis;
-  publisher: EventPublisher;
+  /** Publishes events and schedules deliveries (fail-fast connection; the outbox covers outages). */
+  jobs: JobScheduler;
   logger: Logger;
 }

@@ -1,7 +1,7 @@
 import { once } from 'node:events';
 import { createLogger, loadApiConfig, loadDotEnv, onShutdown } from '@worktrack/config';
 import { createDb } from '@worktrack/db';
-import { createRedisConnection, EventPublisher } from '@worktrack/queue';
+import { createRedisConnection, JobScheduler } from '@worktrack/queue';
 import { createApp } from './app';
 
 async function main(): Promise<void> {
@@ -11,9 +11,9 @@ async function main(): Promise<void> {
   const db = createDb(config.databaseUrl);
   const redis = createRedisConnection(config.redisUrl, 'producer', 'api');
   const producer = createRedisConnection(config.redisUrl, 'producer', 'api-producer');
-  const publisher = new EventPublisher(producer, config.redisPrefix);
+  const jobs = new JobScheduler(producer, config.redisPrefix, (err) => logger.warn({ err }, 'queue unavailable'));
 
-  const app = createApp({ config, db, redis, publisher, logger });
+  const app = createApp({ config, db, redis, jobs, logger });
   const server = app.listen(config.port, config.host);
   await once(server, 'listening');
   logger.info({ url: `http://${config.host}:${config.port}` }, 'api listening');
@@ -22,7 +22,7 @@ async function main(): Promise<void> {
     const closed = new Promise((resolve) => server.close(resolve));
     server.closeIdleConnections();
     await closed;
-    await publisher.close();
+    await jobs.close();
     redis.disconnect();
     producer.disconnect();
     await db.$disconnect();

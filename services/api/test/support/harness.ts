@@ -3,7 +3,7 @@ import request from 'supertest';
 import type { Express } from 'express';
 import { createLogger, loadApiConfig } from '@worktrack/config';
 import { createDb, newId, type Db, type Mode, type Plan, type Role } from '@worktrack/db';
-import { createRedisConnection, EventPublisher } from '@worktrack/queue';
+import { createRedisConnection, JobScheduler } from '@worktrack/queue';
 import { createApp } from '../../src/app';
 import type { AppDeps } from '../../src/deps';
 import { issueApiKey } from '../../src/modules/api-keys/issue-api-key';
@@ -25,14 +25,14 @@ export function createHarness(overrides: NodeJS.ProcessEnv = {}): Harness {
   const db = createDb(config.databaseUrl, { poolSize: 5 });
   const redis = createRedisConnection(config.redisUrl, 'producer', 'test-api');
   const producer = createRedisConnection(config.redisUrl, 'producer', 'test-producer');
-  const publisher = new EventPublisher(producer, config.redisPrefix);
-  const deps: AppDeps = { config, db, redis, publisher, logger: createLogger('silent', 'test') };
+  const jobs = new JobScheduler(producer, config.redisPrefix, () => undefined);
+  const deps: AppDeps = { config, db, redis, jobs, logger: createLogger('silent', 'test') };
   return {
     app: createApp(deps),
     deps,
     db,
     async close() {
-      await publisher.close();
+      await jobs.close();
       redis.disconnect();
       producer.disconnect();
       await db.$disconnect();

@@ -1,0 +1,68 @@
+import { Queue, type JobsOptions } from 'bullmq';
+import type { Redis } from 'ioredis';
+import { jobs, validatePayload, type DeliverWebhookPayload, type DispatchEventPayload } from './catalog';
+
+/**
+ * Adds the catalog's jobs under their deterministic ids. Adding an id that is waiting, delayed or
+ * active is a no-op, so republishing never doubles work; `ensure*` also replaces a finished job of
+ * the same id, which is how the sweep and a re-enabled subscription revive a stuck item.
+ */
+export class JobScheduler {
+  readonly events: Queue;
+  readonly deliveries: Queue;
+
+  constructor(connection: Redis, prefix: string, onError: (err: Error) => void) {
+    this.events = new Queue(jobs.dispatchEvent.queue, { connection, prefix });
+    this.deliveries = new Queue(jobs.deliverWebhook.queue, { connection, prefix });
+    this.events.on('error', onError);
+    this.deliveries.on('error', onError);
+  }
+
+  async publishEvents(eventIds: string[]): Promise<void> {
+    if (eventIds.length === 0) return;
+    await this.events.addBulk(eventIds.map((eventId) => this.dispatchJob({ eventId })));
+  }
+
+  async scheduleDeliveries(items: { deliveryId: string; attempt: number; delayMs?: number }[]): Promise<void> {
+    if (items.length === 0) return;
+    await this.deliveries.addBulk(items.map((item) => this.deliveryJob(item)));
+  }
+
+  async ensureEventDispatched(eventId: string): Promise<void> {
+    const job = this.dispatchJob({ eventId });
+    await replaceFinished(this.events, job.opts.jobId);
+    await this.events.add(job.name, job.data, job.opts);
+  }
+
+  /** `now` also brings forward a job that is waiting for its retry delay (redelivery, re-enable). */
+  async ensureDeliveryScheduled(deliveryId: string, attempt: number, { now = false } = {}): Promise<void> {
+    const job = this.deliveryJob({ deliveryId, attempt });
+    const state = await replaceFinished(this.deliveries, job.opts.jobId);
+    if (now && state === 'delayed') await (await this.deliveries.getJob(job.opts.jobId))?.promote();
+    else await this.deliveries.add(job.name, job.data, job.opts);
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([this.events.close(), this.deliveries.close()]);
+  }
+
+  private dispatchJob(payload: DispatchEventPayload) {
+    const data = validatePayload(jobs.dispatchEvent.schema, payload);
+    return { name: jobs.dispatchEvent.name, data, opts: { ...jobs.dispatchEvent.options, jobId: jobs.dispatchEvent.jobId(data) } };
+  }
+
+  private deliveryJob({ deliveryId, attempt, delayMs = 0 }: { deliveryId: string; attempt: number; delayMs?: number }) {
+    const data = validatePayload(jobs.deliverWebhook.schema, { deliveryId, attempt });
+    const opts: JobsOptions & { jobId: string } = { ...jobs.deliverWebhook.options, jobId: jobs.deliverWebhook.jobId(data), delay: delayMs };
+    return { name: jobs.deliverWebhook.name, data, opts };
+  }
+}
+
+/** Removes a completed or failed job of that id so it can be added again; returns the state it found. */
+async function replaceFinished(queue: Queue, jobId: string): Promise<string | undefined> {
+  const existing = await queue.getJob(jobId);
+  if (!existing) return undefined;
+  const state = await existing.getState();
+  if (state === 'completed' || state === 'failed') await existing.remove();
+  return state;
+}

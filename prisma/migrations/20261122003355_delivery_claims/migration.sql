@@ -1,0 +1,3 @@
+-- AlterTable
+ALTER TABLE "Delivery" ADD COLUMN     "lockedUntil" TIMESTAMPTZ(3),
+ADD COLUMN     "test" BOOLEAN NOT NULL DEFAULT false;

@@ -1,0 +1,68 @@
+// `pnpm start`: migrates, then runs the API and the worker in the foreground, and, when no
+// S3_ENDPOINT is set, an embedded S3-compatible store on 127.0.0.1 so a new user needs nothing
+// else. Ctrl-C / SIGTERM stops them all gracefully.
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import path from 'node:path';
+import { loadApiConfig, loadDotEnv } from '@worktrack/config';
+import { startEmbeddedS3, type EmbeddedS3 } from '@worktrack/storage';
+
+const root = path.resolve(__dirname, '..');
+
+function migrate(): void {
+  const { status } = spawnSync(process.execPath, [path.join(root, 'scripts/prisma.mjs'), 'deploy'], { stdio: 'inherit' });
+  if (status !== 0) process.exit(status ?? 1);
+}
+
+async function embeddedStoreEnv(): Promise<{ store: EmbeddedS3 | null; env: NodeJS.ProcessEnv }> {
+  const config = loadApiConfig();
+  if (config.s3) return { store: null, env: {} };
+  const store = await startEmbeddedS3({
+    port: config.s3Embedded.port,
+    directory: path.resolve(root, config.s3Embedded.directory),
+    bucket: config.s3Embedded.bucket,
+  });
+  console.log(`embedded S3-compatible store at ${store.endpoint} (data in ${config.s3Embedded.directory})`);
+  return {
+    store,
+    env: { S3_ENDPOINT: store.endpoint, S3_ACCESS_KEY_ID: store.accessKeyId, S3_SECRET_ACCESS_KEY: store.secretAccessKey },
+  };
+}
+
+function run(entry: string, env: NodeJS.ProcessEnv): ChildProcess {
+  return spawn(process.execPath, ['--import', 'tsx', path.join(root, entry)], { stdio: 'inherit', env: { ...process.env, ...env } });
+}
+
+async function main(): Promise<void> {
+  loadDotEnv();
+  migrate();
+  const { store, env } = await embeddedStoreEnv();
+  const children = [run('services/api/src/main.ts', env), run('services/worker/src/main.ts', env)];
+
+  let stopping = false;
+  const stop = (signal: NodeJS.Signals) => {
+    if (stopping) return;
+    stopping = true;
+    for (const child of children) if (child.exitCode === null) child.kill(signal);
+  };
+  process.on('SIGINT', () => stop('SIGTERM'));
+  process.on('SIGTERM', () => stop('SIGTERM'));
+
+  const codes = await Promise.all(
+    children.map(
+      (child) =>
+        new Promise<number>((resolve) =>
+          child.on('exit', (code) => {
+            stop('SIGTERM'); // one service down takes the others down: the supervisor restarts the set
+            resolve(code ?? 1);
+          }),
+        ),
+    ),
+  );
+  await store?.close();
+  process.exit(Math.max(...codes));
+}
+
+main().catch((err: unknown) => {
+  console.error(err);
+  process.exit(1);
+});

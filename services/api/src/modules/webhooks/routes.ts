@@ -1,0 +1,11 @@
+import { createWebhook } from './create-webhook';
+import { deleteWebhook } from './delete-webhook';
+import { getDelivery } from './get-delivery';
+import { getWebhook } from './get-webhook';
+import { listDeliveries } from './list-deliveries';
+import { listWebhooks } from './list-webhooks';
+import { redeliver } from './redeliver';
+import { testWebhook } from './test-webhook';
+import { updateWebhook } from './update-webhook';
+
+export const webhookRoutes = [listWebhooks, createWebhook, getWebhook, updateWebhook, deleteWebhook, listDeliveries, getDelivery, testWebhook, redeliver];

@@ -1,0 +1,44 @@
+import { newId } from '@worktrack/db';
+import { buildDeliveryBody, isEventType, sampleEvents, type EventType } from '@worktrack/events';
+import { defineRoute } from '../../http/route';
+import { toDeliveryRecord } from './webhook-record';
+import { findWebhook } from './webhook-rules';
+import { testWebhookBody, webhookParams } from './webhook-schemas';
+
+/** Sends a sample payload marked `"test": true`, once, logged like any other delivery. */
+export const testWebhook = defineRoute({
+  method: 'post',
+  path: '/webhooks/:webhookId/test',
+  permission: 'webhooks:write',
+  params: webhookParams,
+  body: testWebhookBody,
+  status: 201,
+  handler: async ({ params, body, tenant, deps }) => {
+    const webhook = await findWebhook(deps.db, tenant, params.webhookId);
+    const firstSubscribed = webhook.events.find(isEventType) ?? 'task.created';
+    const eventType = (body.event ?? firstSubscribed) as EventType;
+    const id = newId('delivery');
+    const delivery = await deps.db.delivery.create({
+      data: {
+        id,
+        organizationId: tenant.organizationId,
+        mode: tenant.mode,
+        webhookId: webhook.id,
+        eventType,
+        test: true,
+        nextAttemptAt: new Date(),
+        body: buildDeliveryBody({
+          eventType,
+          occurredAt: new Date(),
+          webhookId: webhook.id,
+          deliveryId: id,
+          data: sampleEvents[eventType].data,
+          organization: { id: tenant.organizationId, name: tenant.organizationName },
+          test: true,
+        }),
+      },
+    });
+    await deps.jobs.scheduleDeliveries([{ deliveryId: id, attempt: 1 }]);
+    return toDeliveryRecord(delivery);
+  },
+});

@@ -1,0 +1,43 @@
+import Joi from 'joi';
+import { DeliveryStatus } from '@worktrack/db';
+import { EVENT_TYPES } from '@worktrack/events';
+import { pageQuery } from '../../http/pagination';
+
+const url = Joi.string().max(2048).uri({ scheme: ['https', 'http'] }).messages({ 'string.uriCustomScheme': 'url must be an https URL' });
+const events = Joi.alternatives(
+  Joi.array().items(Joi.string().valid('*')).length(1),
+  Joi.array()
+    .items(Joi.string().valid(...EVENT_TYPES))
+    .min(1)
+    .unique(),
+).messages({ 'alternatives.match': `events must be ["*"] or a non-empty list drawn from: ${EVENT_TYPES.join(', ')}` });
+const description = Joi.string().max(500).allow(null);
+const secret = Joi.string().min(8).max(256);
+
+export interface WebhookInput {
+  url: string;
+  events: string[];
+  description?: string | null;
+  secret?: string;
+}
+
+export interface WebhookPatch extends Partial<WebhookInput> {
+  status?: 'active' | 'disabled';
+}
+
+export const webhookParams = Joi.object<{ webhookId: string }>({ webhookId: Joi.string().max(100).required() });
+export const deliveryParams = Joi.object<{ webhookId: string; deliveryId: string }>({
+  webhookId: Joi.string().max(100).required(),
+  deliveryId: Joi.string().max(100).required(),
+});
+
+export const createWebhookBody = Joi.object<WebhookInput>({ url: url.required(), events: events.required(), description, secret });
+export const updateWebhookBody = Joi.object<WebhookPatch>({ url, events, description, secret, status: Joi.string().valid('active', 'disabled') });
+
+export const listWebhooksQuery = Joi.object<{ limit: number; offset: number }>({ ...pageQuery });
+export const listDeliveriesQuery = Joi.object<{ limit: number; offset: number; status?: DeliveryStatus; event?: string }>({
+  status: Joi.string().valid(...Object.values(DeliveryStatus)),
+  event: Joi.string().valid(...EVENT_TYPES),
+  ...pageQuery,
+});
+export const testWebhookBody = Joi.object<{ event?: string }>({ event: Joi.string().valid(...EVENT_TYPES) });

@@ -1,0 +1,18 @@
+import type { Logger } from '@worktrack/config';
+import type { Db } from '@worktrack/db';
+import type { JobScheduler } from '@worktrack/queue';
+import type { WebhookDeliverer } from '@worktrack/webhooks';
+
+export interface WorkerDeps {
+  db: Db;
+  jobs: JobScheduler;
+  deliverer: WebhookDeliverer;
+  logger: Logger;
+}
+
+export interface DeliveryPolicy {
+  /** Delays before retries 1..n; a delivery makes at most n + 1 attempts. */
+  retryDelaysMs: number[];
+  /** How long a claimed delivery stays locked to its worker: the HTTP deadline plus a margin. */
+  claimMs: number;
+}

@@ -1,0 +1,97 @@
+import { newId, type Db } from '@worktrack/db';
+import type { DeliverWebhookPayload } from '@worktrack/queue';
+import { buildDeliveryHeaders, type DeliveryResult } from '@worktrack/webhooks';
+import type { DeliveryPolicy, WorkerDeps } from '../deps';
+
+interface ClaimedDelivery {
+  id: string;
+  eventType: string;
+  body: string;
+  test: boolean;
+  webhookId: string;
+  url: string;
+  secret: string;
+  previousSecret: string | null;
+  previousSecretExpiresAt: Date | null;
+}
+
+/**
+ * Takes a delivery for one attempt: only while it is pending, its subscription active, the attempt
+ * the next one, and no other worker holds it. Stale or duplicate jobs therefore do nothing.
+ */
+async function claim(db: Db, { deliveryId, attempt }: DeliverWebhookPayload, claimMs: number): Promise<ClaimedDelivery | undefined> {
+  const rows = await db.$queryRaw<ClaimedDelivery[]>`
+    UPDATE "Delivery" d
+    SET "lockedUntil" = now() + ${claimMs} * interval '1 millisecond', "updatedAt" = now()
+    FROM "Webhook" w
+    WHERE d.id = ${deliveryId} AND w.id = d."webhookId" AND (w.status = 'active' OR d.test)
+      AND d.status = 'pending' AND d."attemptCount" = ${attempt - 1}
+      AND (d."lockedUntil" IS NULL OR d."lockedUntil" < now())
+    RETURNING d.id, d."eventType", d.body, d.test, d."webhookId", w.url, w.secret, w."previousSecret", w."previousSecretExpiresAt"`;
+  return rows[0];
+}
+
+function describeFailure(result: DeliveryResult): string | null {
+  if (result.ok) return null;
+  return result.message ? `${result.error}: ${result.message}` : result.error;
+}
+
+/** One attempt: sign, POST, record the attempt, then schedule the next one or settle the delivery. */
+export async function deliverWebhook(deps: WorkerDeps, policy: DeliveryPolicy, payload: DeliverWebhookPayload): Promise<void> {
+  const { db, jobs, deliverer } = deps;
+  const delivery = await claim(db, payload, policy.claimMs);
+  if (!delivery) return;
+
+  const attemptedAt = new Date();
+  const rotationActive = delivery.previousSecretExpiresAt !== null && delivery.previousSecretExpiresAt > attemptedAt;
+  const headers = buildDeliveryHeaders({
+    secret: delivery.secret,
+    previousSecret: rotationActive ? delivery.previousSecret : null,
+    deliveryId: delivery.id,
+    eventType: delivery.eventType,
+    body: delivery.body,
+    now: attemptedAt,
+  });
+  const result = await deliverer.deliver({ url: delivery.url, body: delivery.body, headers });
+
+  // Test deliveries get one attempt. A redelivery past the last scheduled attempt gets one too,
+  // and its failure does not disable the subscription again.
+  const { attempt } = payload;
+  const retryDelay = delivery.test ? undefined : policy.retryDelaysMs[attempt - 1];
+  const retry = !result.ok && retryDelay !== undefined;
+  const exhausted = !result.ok && !delivery.test && attempt === policy.retryDelaysMs.length + 1;
+
+  await db.$transaction([
+    db.deliveryAttempt.create({
+      data: {
+        id: newId('attempt'),
+        deliveryId: delivery.id,
+        attemptNumber: attempt,
+        attemptedAt,
+        responseStatus: result.status,
+        responseTimeMs: result.responseTimeMs,
+        error: describeFailure(result),
+      },
+    }),
+    db.delivery.update({
+      where: { id: delivery.id },
+      data: {
+        attemptCount: attempt,
+        lastAttemptAt: attemptedAt,
+        lockedUntil: null,
+        status: result.ok ? 'succeeded' : retry ? 'pending' : 'failed',
+        nextAttemptAt: retry ? new Date(Date.now() + retryDelay) : null,
+      },
+    }),
+    ...(exhausted
+      ? [
+          db.webhook.updateMany({
+            where: { id: delivery.webhookId, status: 'active' },
+            data: { status: 'disabled', disabledReason: 'delivery_failures', disabledAt: new Date() },
+          }),
+        ]
+      : []),
+  ]);
+  if (retry) await jobs.scheduleDeliveries([{ deliveryId: delivery.id, attempt: attempt + 1, delayMs: retryDelay }]);
+  if (exhausted) deps.logger.warn({ webhookId: delivery.webhookId, deliveryId: delivery.id }, 'subscription disabled after its last retry failed');
+}

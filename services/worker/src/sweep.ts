@@ -1,0 +1,37 @@
+import type { WorkerDeps } from './deps';
+
+const BATCH = 500;
+
+/**
+ * The reconciliation sweep: Postgres holds the truth and BullMQ is a cache of it. Events the API
+ * could not publish (Redis down) and pending deliveries whose job was lost (a crash between commit
+ * and enqueue, a worker killed mid-attempt) are put back on their queues once overdue.
+ */
+export async function sweep(deps: Pick<WorkerDeps, 'db' | 'jobs'>, graceMs: number): Promise<{ events: number; deliveries: number }> {
+  const { db, jobs } = deps;
+  const now = new Date();
+  const cutoff = new Date(now.getTime() - graceMs);
+
+  const events = await db.outboxEvent.findMany({
+    where: { dispatchedAt: null, createdAt: { lt: cutoff } },
+    orderBy: { createdAt: 'asc' },
+    select: { id: true },
+    take: BATCH,
+  });
+  for (const event of events) await jobs.ensureEventDispatched(event.id);
+
+  const deliveries = await db.delivery.findMany({
+    where: {
+      status: 'pending',
+      nextAttemptAt: { lt: cutoff },
+      OR: [{ lockedUntil: null }, { lockedUntil: { lt: now } }],
+      webhook: { status: 'active' },
+    },
+    orderBy: { nextAttemptAt: 'asc' },
+    select: { id: true, attemptCount: true },
+    take: BATCH,
+  });
+  for (const delivery of deliveries) await jobs.ensureDeliveryScheduled(delivery.id, delivery.attemptCount + 1);
+
+  return { events: events.length, deliveries: deliveries.length };
+}

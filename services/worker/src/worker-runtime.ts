@@ -1,0 +1,59 @@
+import { Worker } from 'bullmq';
+import type { Redis } from 'ioredis';
+import { jobs as catalog, validatePayload } from '@worktrack/queue';
+import type { DeliveryPolicy, WorkerDeps } from './deps';
+import { deliverWebhook } from './handlers/deliver-webhook';
+import { dispatchEvent } from './handlers/dispatch-event';
+import { sweep } from './sweep';
+
+export interface WorkerRuntimeOptions {
+  connection: Redis;
+  prefix: string;
+  concurrency: number;
+  policy: DeliveryPolicy;
+  sweepIntervalMs: number;
+  sweepGraceMs: number;
+  /** BullMQ job lock; a job whose worker died is taken back after about this long. */
+  lockDurationMs: number;
+}
+
+export interface WorkerRuntime {
+  /** Stops taking jobs, lets in-flight deliveries finish, stops the sweep. */
+  close(): Promise<void>;
+}
+
+/** Consumes the events and deliveries queues and runs the reconciliation sweep. */
+export function startWorkerRuntime(deps: WorkerDeps, options: WorkerRuntimeOptions): WorkerRuntime {
+  const common = {
+    connection: options.connection,
+    prefix: options.prefix,
+    lockDuration: options.lockDurationMs,
+    stalledInterval: options.lockDurationMs,
+  };
+  const events = new Worker(
+    catalog.dispatchEvent.queue,
+    async (job) => dispatchEvent(deps, validatePayload(catalog.dispatchEvent.schema, job.data)),
+    { ...common, concurrency: Math.min(options.concurrency, 20) },
+  );
+  const deliveries = new Worker(
+    catalog.deliverWebhook.queue,
+    async (job) => deliverWebhook(deps, options.policy, validatePayload(catalog.deliverWebhook.schema, job.data)),
+    { ...common, concurrency: options.concurrency },
+  );
+  for (const worker of [events, deliveries]) {
+    worker.on('error', (err) => deps.logger.error({ err }, 'queue worker error'));
+    worker.on('failed', (job, err) => deps.logger.warn({ err, jobId: job?.id }, 'job failed'));
+  }
+
+  let sweeping: Promise<unknown> = Promise.resolve();
+  const timer = setInterval(() => {
+    sweeping = sweep(deps, options.sweepGraceMs).catch((err: unknown) => deps.logger.warn({ err }, 'sweep failed'));
+  }, options.sweepIntervalMs);
+
+  return {
+    async close() {
+      clearInterval(timer);
+      await Promise.all([events.close(), deliveries.close(), sweeping]);
+    },
+  };
+}

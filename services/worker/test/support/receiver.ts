@@ -1,0 +1,60 @@
+import http from 'node:http';
+import { once } from 'node:events';
+import type { AddressInfo } from 'node:net';
+
+export interface Received {
+  headers: http.IncomingHttpHeaders;
+  body: string;
+  json: { event: string; deliveryId: string; webhookId: string; timestamp: string; data: Record<string, unknown>; organization: { id: string; name: string }; test?: boolean };
+}
+
+/** What the receiver does with the nth request (0-based): answer a status, possibly after a delay, or hold it open. */
+export type Behaviour = (n: number, received: Received) => { status: number; delayMs?: number } | 'hold';
+
+/** A real HTTP receiver on 127.0.0.1 that records every delivery it gets. */
+export async function startReceiver(behaviour: Behaviour = () => ({ status: 200 })) {
+  const received: Received[] = [];
+  const waiters: (() => void)[] = [];
+  const server = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const body = Buffer.concat(chunks).toString('utf8');
+      const entry = { headers: req.headers, body, json: JSON.parse(body) as Received['json'] };
+      const n = received.push(entry) - 1;
+      waiters.splice(0).forEach((wake) => wake());
+      const action = behaviour(n, entry);
+      if (action === 'hold') return;
+      const answer = () => res.writeHead(action.status, { 'Content-Type': 'text/plain' }).end('ok');
+      if (action.delayMs) setTimeout(answer, action.delayMs).unref();
+      else answer();
+    });
+  });
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}/hooks`,
+    received,
+    /** Resolves once at least `count` requests have arrived; fails after the timeout. */
+    async waitForCount(count: number, timeoutMs = 15_000): Promise<Received[]> {
+      const deadline = Date.now() + timeoutMs;
+      while (received.length < count) {
+        const remaining = deadline - Date.now();
+        if (remaining <= 0) throw new Error(`receiver got ${received.length} of ${count} deliveries`);
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, remaining);
+          waiters.push(() => {
+            clearTimeout(timer);
+            resolve();
+          });
+        });
+      }
+      return received;
+    },
+    close: () => {
+      server.closeAllConnections();
+      return new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
