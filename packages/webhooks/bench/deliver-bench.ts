@@ -5,7 +5,8 @@
  *   npx tsx packages/webhooks/bench/deliver-bench.ts [--seconds 5] [--concurrency 50]
  *
  * The receiver runs in a child process so it does not share the event loop with the
- * client under test.
+ * client under test. The two clients alternate (A B B A, half the time each) so that
+ * drift over the run affects both alike.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
@@ -39,20 +40,19 @@ async function startReceiver(): Promise<{ origin: string; child: ChildProcess }>
   return { origin: `http://127.0.0.1:${chunk.toString().trim()}`, child };
 }
 
-interface RunResult {
+interface Sample {
   completed: number;
   failed: number;
-  perSecond: number;
-  p50: number;
-  p99: number;
+  seconds: number;
+  latencies: number[];
 }
 
-/** `concurrency` loops calling `once` until the deadline; counts completions and latencies. */
-async function run(durationMs: number, call: () => Promise<boolean>): Promise<RunResult> {
-  const deadline = performance.now() + durationMs;
+/** `concurrency` loops calling `call` until the deadline; counts completions and latencies. */
+async function run(durationMs: number, call: () => Promise<boolean>): Promise<Sample> {
+  const started = performance.now();
+  const deadline = started + durationMs;
   const latencies: number[] = [];
   let failed = 0;
-  const started = performance.now();
   await Promise.all(
     Array.from({ length: concurrency }, async () => {
       while (performance.now() < deadline) {
@@ -63,22 +63,29 @@ async function run(durationMs: number, call: () => Promise<boolean>): Promise<Ru
       }
     }),
   );
-  const elapsedSeconds = (performance.now() - started) / 1000;
-  latencies.sort((a, b) => a - b);
-  const at = (q: number): number => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? 0;
+  return { completed: latencies.length, failed, seconds: (performance.now() - started) / 1000, latencies };
+}
+
+function merge(samples: Sample[]): Sample {
   return {
-    completed: latencies.length,
-    failed,
-    perSecond: latencies.length / elapsedSeconds,
-    p50: at(0.5),
-    p99: at(0.99),
+    completed: samples.reduce((sum, sample) => sum + sample.completed, 0),
+    failed: samples.reduce((sum, sample) => sum + sample.failed, 0),
+    seconds: samples.reduce((sum, sample) => sum + sample.seconds, 0),
+    latencies: samples.flatMap((sample) => sample.latencies).sort((a, b) => a - b),
   };
 }
 
-function describe(name: string, result: RunResult): string {
+function perSecond(sample: Sample): number {
+  return sample.completed / sample.seconds;
+}
+
+function describe(name: string, sample: Sample): string {
+  const at = (q: number): number =>
+    sample.latencies[Math.min(sample.latencies.length - 1, Math.floor(q * sample.latencies.length))] ?? 0;
   return (
-    `${name.padEnd(28)} ${result.perSecond.toFixed(0).padStart(7)} req/s` +
-    `  (${result.completed} in ${seconds}s, ${result.failed} failed, p50 ${result.p50.toFixed(2)} ms, p99 ${result.p99.toFixed(2)} ms)`
+    `${name.padEnd(26)} ${perSecond(sample).toFixed(0).padStart(7)} deliveries/s` +
+    `  (${sample.completed} in ${sample.seconds.toFixed(1)} s, ${sample.failed} failed,` +
+    ` p50 ${at(0.5).toFixed(2)} ms, p99 ${at(0.99).toFixed(2)} ms)`
   );
 }
 
@@ -108,25 +115,31 @@ async function main(): Promise<void> {
       return false;
     }
   };
-  const signAndDeliver = async (): Promise<boolean> => {
-    const signed = buildDeliveryHeaders({ secret: 'bench-secret', deliveryId: 'dlv_bench', eventType: 'task.created', body });
-    return (await deliverer.deliver({ url, body, headers: signed })).ok;
-  };
 
   try {
-    console.log(`node ${process.version}, concurrency ${concurrency}, ${seconds}s per run, body ${body.length} B`);
+    console.log(`node ${process.version}, concurrency ${concurrency}, ${seconds} s per client, body ${body.length} B`);
     await run(1_000, viaDeliverer); // warm-up: connections, JIT
     await run(1_000, viaRawUndici);
 
-    const durationMs = seconds * 1000;
-    const deliverer1 = await run(durationMs, viaDeliverer);
-    console.log(describe('WebhookDeliverer.deliver', deliverer1));
-    const raw = await run(durationMs, viaRawUndici);
+    // Alternate A B B A in two halves so drift (JIT, CPU frequency, GC) hits both alike.
+    const half = (seconds * 1000) / 2;
+    const first = await run(half, viaDeliverer);
+    const second = await run(half, viaRawUndici);
+    const third = await run(half, viaRawUndici);
+    const fourth = await run(half, viaDeliverer);
+    const delivered = merge([first, fourth]);
+    const raw = merge([second, third]);
+    console.log(describe('WebhookDeliverer.deliver', delivered));
     console.log(describe('raw undici.request', raw));
-    const signed = await run(durationMs, signAndDeliver);
-    console.log(describe('buildDeliveryHeaders+deliver', signed));
+    console.log(`ratio deliver / raw: ${(perSecond(delivered) / perSecond(raw)).toFixed(3)}`);
 
-    console.log(`ratio deliver / raw: ${(deliverer1.perSecond / raw.perSecond).toFixed(3)}`);
+    const signings = 20_000;
+    const t0 = performance.now();
+    for (let i = 0; i < signings; i += 1) {
+      buildDeliveryHeaders({ secret: 'bench-secret', deliveryId: `dlv_${i}`, eventType: 'task.created', body });
+    }
+    const signingSeconds = (performance.now() - t0) / 1000;
+    console.log(`buildDeliveryHeaders alone: ${(signings / signingSeconds).toFixed(0)} signings/s (one CPU)`);
   } finally {
     await deliverer.close();
     await agent.close();

@@ -145,7 +145,7 @@ export class WebhookDeliverer {
 
       const status = response.statusCode;
       const location = response.headers['location'];
-      const body = await readBoundedBody(response.body, this.maxResponseBytes);
+      const body = await readBoundedBody(response.body, this.maxResponseBytes, contentLength(response.headers));
       const common = {
         status,
         responseTimeMs: elapsed(),
@@ -195,6 +195,12 @@ export class WebhookDeliverer {
     if (codes.some((code) => TIMEOUT_CODES.has(code))) return { error: 'timeout', message };
     return { error: 'connection_error', message };
   }
+}
+
+function contentLength(headers: Record<string, string | string[] | undefined>): number | undefined {
+  const value = headers['content-length'];
+  if (typeof value !== 'string' || !/^\d+$/.test(value)) return undefined;
+  return Number(value);
 }
 
 /** Codes of an error, its causes and aggregated errors (net wraps happy-eyeballs failures). */

@@ -1,5 +1,8 @@
 import type { Readable } from 'node:stream';
 
+/** undici's response body: a Readable that can also be consumed whole. */
+export type ResponseBody = Readable & { text(): Promise<string> };
+
 export interface BoundedBody {
   text: string;
   /** True when the body was longer than the limit and the rest was discarded. */
@@ -13,8 +16,26 @@ const noop = (): void => {};
  * there is more, so a huge or endless body is never buffered (the connection is
  * dropped instead of drained). Never rejects: a body cut off by an abort or a reset
  * socket yields what arrived before.
+ *
+ * `declaredLength` is the response's Content-Length: when it fits, the body is read
+ * whole through undici's faster consumer (undici refuses a body longer than declared).
  */
-export function readBoundedBody(body: Readable, maxBytes: number): Promise<BoundedBody> {
+export async function readBoundedBody(
+  body: ResponseBody,
+  maxBytes: number,
+  declaredLength?: number,
+): Promise<BoundedBody> {
+  if (declaredLength !== undefined && declaredLength <= maxBytes) {
+    try {
+      return { text: await body.text(), truncated: false };
+    } catch {
+      return { text: '', truncated: false };
+    }
+  }
+  return readStream(body, maxBytes);
+}
+
+function readStream(body: Readable, maxBytes: number): Promise<BoundedBody> {
   return new Promise((resolve) => {
     const chunks: Buffer[] = [];
     let size = 0;

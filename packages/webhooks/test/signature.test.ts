@@ -5,7 +5,7 @@ import {
   standardWebhookSignature,
   verifyBodySignature,
 } from '../src/index';
-import { octokitVerify } from './support/octokit-verify';
+import { verify as octokitVerify } from '@octokit/webhooks-methods';
 
 const secret = 'whsec_test-secret-ü';
 const body = JSON.stringify({ event: 'task.created', deliveryId: 'dlv_01', data: { title: 'Ünïcødé ✓' } });

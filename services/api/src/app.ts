@@ -24,7 +24,7 @@ export function createApp(deps: AppDeps): express.Express {
 
   const v1 = Router();
   v1.use(authenticate(deps.db));
-  v1.use(dailyQuotaLimiter(deps.redis, deps.config.redisPrefix));
+  v1.use(dailyQuotaLimiter(deps.redis, deps.config.redisPrefix, deps.logger));
   v1.use(jsonBody);
   v1.use(idempotency(deps.redis, deps.config.redisPrefix));
   mountRoutes(v1, deps, [...taskRoutes, ...projectRoutes, ...apiKeyRoutes, ...webhookRoutes]);

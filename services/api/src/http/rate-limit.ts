@@ -1,6 +1,7 @@
 import type { RequestHandler } from 'express';
 import { rateLimit, type IncrementResponse, type Store } from 'express-rate-limit';
 import type { Redis } from 'ioredis';
+import type { Logger } from '@worktrack/config';
 import type { Plan } from '@worktrack/db';
 import { ApiError } from './errors';
 import { requireTenant, type Tenant } from './auth';
@@ -55,7 +56,7 @@ export class UtcDayRedisStore implements Store {
 }
 
 /** Counts every authenticated request per organization; live and test keys share the quota. */
-export function dailyQuotaLimiter(redis: Redis, prefix: string): RequestHandler {
+export function dailyQuotaLimiter(redis: Redis, prefix: string, logger: Logger): RequestHandler {
   return rateLimit({
     windowMs: 24 * 3600 * 1000,
     limit: (req) => dailyQuota(requireTenant(req)),
@@ -65,6 +66,7 @@ export function dailyQuotaLimiter(redis: Redis, prefix: string): RequestHandler 
     legacyHeaders: true,
     // A Redis outage must not take the API down with it: requests pass uncounted meanwhile.
     passOnStoreError: true,
+    logger: { warn: (msg: unknown) => logger.warn({ msg }, 'rate limiter'), error: (err: unknown) => logger.warn({ err }, 'quota store unavailable; request not counted') },
     handler: (_req, _res, next) => next(new ApiError('rate_limited', 'Daily request quota exceeded; see X-RateLimit-Reset')),
     validate: { keyGeneratorIpFallback: false },
   });
