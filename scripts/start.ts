@@ -13,30 +13,30 @@ function migrate(): void {
   if (status !== 0) process.exit(status ?? 1);
 }
 
-async function embeddedStoreEnv(): Promise<{ store: EmbeddedS3 | null; env: NodeJS.ProcessEnv }> {
-  const config = loadApiConfig();
-  if (config.s3) return { store: null, env: {} };
+/** With no S3_ENDPOINT, the API's settings already point at this embedded store. */
+async function startEmbeddedStore(): Promise<EmbeddedS3 | null> {
+  const { s3, s3Embedded } = loadApiConfig();
+  if (!s3Embedded) return null;
   const store = await startEmbeddedS3({
-    port: config.s3Embedded.port,
-    directory: path.resolve(root, config.s3Embedded.directory),
-    bucket: config.s3Embedded.bucket,
+    port: s3Embedded.port,
+    directory: path.resolve(root, s3Embedded.directory),
+    bucket: s3.bucket,
+    accessKeyId: s3.accessKeyId,
+    secretAccessKey: s3.secretAccessKey,
   });
-  console.log(`embedded S3-compatible store at ${store.endpoint} (data in ${config.s3Embedded.directory})`);
-  return {
-    store,
-    env: { S3_ENDPOINT: store.endpoint, S3_ACCESS_KEY_ID: store.accessKeyId, S3_SECRET_ACCESS_KEY: store.secretAccessKey },
-  };
+  console.log(`embedded S3-compatible store at ${store.endpoint} (data in ${s3Embedded.directory})`);
+  return store;
 }
 
-function run(entry: string, env: NodeJS.ProcessEnv): ChildProcess {
-  return spawn(process.execPath, ['--import', 'tsx', path.join(root, entry)], { stdio: 'inherit', env: { ...process.env, ...env } });
+function run(entry: string): ChildProcess {
+  return spawn(process.execPath, ['--import', 'tsx', path.join(root, entry)], { stdio: 'inherit' });
 }
 
 async function main(): Promise<void> {
   loadDotEnv();
   migrate();
-  const { store, env } = await embeddedStoreEnv();
-  const children = [run('services/api/src/main.ts', env), run('services/worker/src/main.ts', env)];
+  const store = await startEmbeddedStore();
+  const children = [run('services/api/src/main.ts'), run('services/worker/src/main.ts')];
 
   let stopping = false;
   const stop = (signal: NodeJS.Signals) => {

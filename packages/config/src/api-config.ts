@@ -21,10 +21,13 @@ export interface ApiConfig {
   publicBaseUrl: string;
   maxUploadBytes: number;
   webhookAllowedHosts: string[];
-  /** Null when no S3_ENDPOINT is set: `pnpm start` then runs the embedded store. */
-  s3: S3Settings | null;
-  s3Embedded: { port: number; directory: string; bucket: string; region: string };
+  s3: S3Settings;
+  /** Set when no S3_ENDPOINT is given: `pnpm start` then runs this embedded store and `s3` points at it. */
+  s3Embedded: { port: number; directory: string } | null;
 }
+
+/** s3rver's built-in credentials; the embedded store listens on 127.0.0.1 only. */
+const EMBEDDED_CREDENTIALS = { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' };
 
 const schema = Joi.object({
   ...commonEnv,
@@ -55,17 +58,21 @@ export function loadApiConfig(env: NodeJS.ProcessEnv = process.env): ApiConfig {
     publicBaseUrl: e.PUBLIC_BASE_URL,
     maxUploadBytes: e.MAX_UPLOAD_BYTES,
     webhookAllowedHosts: splitList(e.WEBHOOK_ALLOWED_HOSTS),
-    s3: e.S3_ENDPOINT
-      ? {
-          endpoint: e.S3_ENDPOINT,
-          publicEndpoint: e.S3_PUBLIC_ENDPOINT ?? e.S3_ENDPOINT,
-          region: e.S3_REGION,
-          bucket: e.S3_BUCKET,
-          accessKeyId: e.S3_ACCESS_KEY_ID,
-          secretAccessKey: e.S3_SECRET_ACCESS_KEY,
-          forcePathStyle: e.S3_FORCE_PATH_STYLE,
-        }
-      : null,
-    s3Embedded: { port: e.S3_EMBEDDED_PORT, directory: e.S3_EMBEDDED_DIR, bucket: e.S3_BUCKET, region: e.S3_REGION },
+    s3: s3Settings(e),
+    s3Embedded: e.S3_ENDPOINT ? null : { port: e.S3_EMBEDDED_PORT, directory: e.S3_EMBEDDED_DIR },
+  };
+}
+
+function s3Settings(e: Record<string, any>): S3Settings {
+  const embedded = `http://127.0.0.1:${e.S3_EMBEDDED_PORT}`;
+  const endpoint: string = e.S3_ENDPOINT ?? embedded;
+  return {
+    endpoint,
+    publicEndpoint: e.S3_PUBLIC_ENDPOINT ?? endpoint,
+    region: e.S3_REGION,
+    bucket: e.S3_BUCKET,
+    accessKeyId: e.S3_ENDPOINT ? e.S3_ACCESS_KEY_ID : EMBEDDED_CREDENTIALS.accessKeyId,
+    secretAccessKey: e.S3_ENDPOINT ? e.S3_SECRET_ACCESS_KEY : EMBEDDED_CREDENTIALS.secretAccessKey,
+    forcePathStyle: e.S3_FORCE_PATH_STYLE,
   };
 }

@@ -8,7 +8,11 @@ import { dailyQuotaLimiter } from './http/rate-limit';
 import { requestId } from './http/request-id';
 import { mountRoutes } from './http/route';
 import { apiKeyRoutes } from './modules/api-keys/routes';
+import { commentRoutes } from './modules/comments/routes';
+import { fileRoutes } from './modules/files/routes';
 import { healthRoutes } from './modules/health/health-routes';
+import { acceptInvitationRoute } from './modules/members/accept-invitation';
+import { memberRoutes } from './modules/members/routes';
 import { projectRoutes } from './modules/projects/routes';
 import { taskRoutes } from './modules/tasks/routes';
 import { webhookRoutes } from './modules/webhooks/routes';
@@ -21,13 +25,14 @@ export function createApp(deps: AppDeps): express.Express {
   app.set('query parser', 'simple');
   app.use(requestId);
   app.use(healthRoutes(deps));
+  app.use(acceptInvitationRoute(deps));
 
   const v1 = Router();
   v1.use(authenticate(deps.db));
   v1.use(dailyQuotaLimiter(deps.redis, deps.config.redisPrefix, deps.logger));
   v1.use(jsonBody);
   v1.use(idempotency(deps.redis, deps.config.redisPrefix));
-  mountRoutes(v1, deps, [...taskRoutes, ...projectRoutes, ...apiKeyRoutes, ...webhookRoutes]);
+  mountRoutes(v1, deps, [...taskRoutes, ...projectRoutes, ...apiKeyRoutes, ...webhookRoutes, ...fileRoutes, ...memberRoutes, ...commentRoutes]);
   app.use('/v1', v1);
 
   app.use(unknownRoute);

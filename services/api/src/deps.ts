@@ -2,6 +2,7 @@ import type { Redis } from 'ioredis';
 import type { ApiConfig, Logger } from '@worktrack/config';
 import type { Db } from '@worktrack/db';
 import type { JobScheduler } from '@worktrack/queue';
+import type { ObjectStore } from '@worktrack/storage';
 
 /** Everything the API's routes need, built once by main.ts (or by the test harness). */
 export interface AppDeps {
@@ -12,4 +13,6 @@ export interface AppDeps {
   /** Publishes events and schedules deliveries (fail-fast connection; the outbox covers outages). */
   jobs: JobScheduler;
   logger: Logger;
+  /** Uploaded files' bytes (S3, MinIO or the embedded store). */
+  store: ObjectStore;
 }

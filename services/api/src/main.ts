@@ -2,6 +2,7 @@ import { once } from 'node:events';
 import { createLogger, loadApiConfig, loadDotEnv, onShutdown } from '@worktrack/config';
 import { createDb } from '@worktrack/db';
 import { createRedisConnection, JobScheduler } from '@worktrack/queue';
+import { createObjectStore } from '@worktrack/storage';
 import { createApp } from './app';
 
 async function main(): Promise<void> {
@@ -13,7 +14,10 @@ async function main(): Promise<void> {
   const producer = createRedisConnection(config.redisUrl, 'producer', 'api-producer');
   const jobs = new JobScheduler(producer, config.redisPrefix, (err) => logger.warn({ err }, 'queue unavailable'));
 
-  const app = createApp({ config, db, redis, jobs, logger });
+  const store = createObjectStore(config.s3);
+  await store.ensureBucket().catch((err: unknown) => logger.warn({ err }, 'object store unreachable at boot; file endpoints answer 503 until it is'));
+
+  const app = createApp({ config, db, redis, jobs, logger, store });
   const server = app.listen(config.port, config.host);
   await once(server, 'listening');
   logger.info({ url: `http://${config.host}:${config.port}` }, 'api listening');
@@ -23,6 +27,7 @@ async function main(): Promise<void> {
     server.closeIdleConnections();
     await closed;
     await jobs.close();
+    store.close();
     redis.disconnect();
     producer.disconnect();
     await db.$disconnect();

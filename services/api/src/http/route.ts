@@ -1,6 +1,6 @@
-import type { Request, Router } from 'express';
+import type { Request, Response, Router } from 'express';
 import Joi from 'joi';
-import { forbidden } from './errors';
+import { ApiError, forbidden } from './errors';
 import { requireTenant, type Tenant } from './auth';
 import type { Permission } from './permissions';
 import { validate } from './validation';
@@ -13,6 +13,7 @@ export interface RouteInput<P, Q, B> {
   tenant: Tenant;
   deps: AppDeps;
   req: Request;
+  res: Response;
 }
 
 export interface RouteDefinition<P = any, Q = any, B = any> {
@@ -22,6 +23,8 @@ export interface RouteDefinition<P = any, Q = any, B = any> {
   params?: Joi.ObjectSchema<P>;
   query?: Joi.ObjectSchema<Q>;
   body?: Joi.ObjectSchema<B>;
+  /** The route reads a multipart/form-data body itself (uploads); other bodies are refused with 415. */
+  multipart?: boolean;
   /** 200 by default; 201 for creations. A handler returning undefined answers 204 with no body. */
   status?: number;
   handler: (input: RouteInput<P, Q, B>) => Promise<unknown>;
@@ -45,8 +48,11 @@ export function mountRoutes(router: Router, deps: AppDeps, routes: RouteDefiniti
       }
       const params = validate(route.params ?? nothing, req.params);
       const query = validate(route.query ?? nothing, req.query);
-      const body = validate(route.body ?? nothing, req.body ?? {});
-      const result = await route.handler({ params, query, body, tenant, deps, req });
+      if (route.multipart && !req.is('multipart/form-data')) {
+        throw new ApiError('unsupported_media_type', 'This endpoint takes multipart/form-data');
+      }
+      const body = route.multipart ? {} : validate(route.body ?? nothing, req.body ?? {});
+      const result = await route.handler({ params, query, body, tenant, deps, req, res });
       if (result === undefined) res.status(204).end();
       else res.status(route.status ?? 200).json(result);
     });

@@ -4,6 +4,7 @@ import type { Express } from 'express';
 import { createLogger, loadApiConfig } from '@worktrack/config';
 import { createDb, newId, type Db, type Mode, type Plan, type Role } from '@worktrack/db';
 import { createRedisConnection, JobScheduler } from '@worktrack/queue';
+import { createObjectStore } from '@worktrack/storage';
 import { createApp } from '../../src/app';
 import type { AppDeps } from '../../src/deps';
 import { issueApiKey } from '../../src/modules/api-keys/issue-api-key';
@@ -26,13 +27,15 @@ export function createHarness(overrides: NodeJS.ProcessEnv = {}): Harness {
   const redis = createRedisConnection(config.redisUrl, 'producer', 'test-api');
   const producer = createRedisConnection(config.redisUrl, 'producer', 'test-producer');
   const jobs = new JobScheduler(producer, config.redisPrefix, () => undefined);
-  const deps: AppDeps = { config, db, redis, jobs, logger: createLogger('silent', 'test') };
+  const store = createObjectStore(config.s3);
+  const deps: AppDeps = { config, db, redis, jobs, logger: createLogger('silent', 'test'), store };
   return {
     app: createApp(deps),
     deps,
     db,
     async close() {
       await jobs.close();
+      store.close();
       redis.disconnect();
       producer.disconnect();
       await db.$disconnect();

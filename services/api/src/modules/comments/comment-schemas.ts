@@ -1,0 +1,20 @@
+import Joi from 'joi';
+import { pageQuery } from '../../http/pagination';
+import { fields } from '../../http/validation';
+
+const content = Joi.string().min(1).max(10_000);
+const mentions = Joi.array().items(fields.ref()).max(50).unique();
+
+export interface CommentInput {
+  content: string;
+  mentions?: string[];
+}
+
+export const taskCommentsParams = Joi.object<{ taskId: string }>({ taskId: Joi.string().max(100).required() });
+export const commentParams = Joi.object<{ taskId: string; commentId: string }>({
+  taskId: Joi.string().max(100).required(),
+  commentId: Joi.string().max(100).required(),
+});
+export const createCommentBody = Joi.object<CommentInput>({ content: content.required(), mentions });
+export const updateCommentBody = Joi.object<Partial<CommentInput>>({ content, mentions });
+export const listCommentsQuery = Joi.object<{ limit: number; offset: number }>({ ...pageQuery });

@@ -1,0 +1,46 @@
+import { newId, scoped } from '@worktrack/db';
+import { events } from '@worktrack/events';
+import { commitWithEvents } from '../../commit';
+import { invalid } from '../../http/errors';
+import { defineRoute } from '../../http/route';
+import { validate } from '../../http/validation';
+import { assertProjectAcceptsTasks } from '../tasks/project-accepts-tasks';
+import { toFileRecord } from './file-record';
+import { uploadFields } from './file-schemas';
+import { receiveUpload } from './receive-upload';
+
+export const uploadFile = defineRoute({
+  method: 'post',
+  path: '/files',
+  permission: 'files:write',
+  multipart: true,
+  status: 201,
+  handler: async ({ req, res, tenant, deps }) => {
+    const id = newId('file');
+    const storageKey = `${tenant.organizationId}/${tenant.mode}/${id}`;
+    const file = await receiveUpload(req, res, { store: deps.store, storageKey, maxBytes: deps.config.maxUploadBytes });
+    try {
+      if (!file) throw invalid('file', 'Missing required field: file');
+      const fields = validate(uploadFields, req.body ?? {});
+      return await commitWithEvents(deps, tenant, async (tx) => {
+        await assertProjectAcceptsTasks(tx, tenant, fields.projectId);
+        const row = await tx.file.create({
+          data: scoped(tenant, {
+            id,
+            projectId: fields.projectId,
+            name: file.originalname,
+            size: file.size,
+            contentType: file.mimetype || 'application/octet-stream',
+            storageKey,
+            uploaderId: tenant.userId,
+          }),
+        });
+        const record = toFileRecord(row);
+        return { result: record, events: [events.fileUploaded(record)] };
+      });
+    } catch (err) {
+      if (file) await deps.store.delete(storageKey).catch(() => undefined);
+      throw err;
+    }
+  },
+});

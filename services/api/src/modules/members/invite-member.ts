@@ -1,0 +1,43 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { newId } from '@worktrack/db';
+import { conflict } from '../../http/errors';
+import { defineRoute } from '../../http/route';
+import { inviteBody } from './member-schemas';
+
+const INVITATION_TTL_MS = 7 * 24 * 3600 * 1000;
+
+export const hashInvitationToken = (token: string) => createHash('sha256').update(token).digest('hex');
+
+/** The token is returned once; only its hash is stored. It is valid 7 days and for one acceptance. */
+export const inviteMember = defineRoute({
+  method: 'post',
+  path: '/members/invite',
+  permission: 'members:write',
+  body: inviteBody,
+  status: 201,
+  handler: async ({ body, tenant, deps }) => {
+    const existing = await deps.db.membership.findFirst({ where: { organizationId: tenant.organizationId, user: { email: body.email } } });
+    if (existing) throw conflict(`${body.email} is already a member`, 'email');
+    const token = `invtok_${randomBytes(32).toString('base64url')}`;
+    const invitation = await deps.db.invitation.create({
+      data: {
+        id: newId('invitation'),
+        organizationId: tenant.organizationId,
+        email: body.email,
+        role: body.role,
+        tokenHash: hashInvitationToken(token),
+        invitedById: tenant.userId,
+        expiresAt: new Date(Date.now() + INVITATION_TTL_MS),
+      },
+    });
+    return {
+      id: invitation.id,
+      email: invitation.email,
+      role: invitation.role,
+      status: invitation.status,
+      expiresAt: invitation.expiresAt.toISOString(),
+      createdAt: invitation.createdAt.toISOString(),
+      token,
+    };
+  },
+});

@@ -1,0 +1,20 @@
+import type { Tx } from '@worktrack/db';
+import { conflict } from '../../http/errors';
+
+/**
+ * Serializes membership changes of one organization for the rest of the transaction, so two
+ * concurrent demotions can never both pass the last-admin check.
+ */
+export async function lockMemberships(tx: Tx, organizationId: string): Promise<void> {
+  await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtext(${`memberships:${organizationId}`}))`;
+}
+
+export async function assertNotLastAdmin(tx: Tx, organizationId: string): Promise<void> {
+  const admins = await tx.membership.count({ where: { organizationId, role: 'admin' } });
+  if (admins <= 1) throw conflict('An organization must keep at least one admin', 'userId');
+}
+
+/** Members are shared by an organization's live and test data, so their events are live events. */
+export function memberEventScope(organizationId: string) {
+  return { organizationId, mode: 'live' as const };
+}

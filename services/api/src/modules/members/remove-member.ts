@@ -1,0 +1,29 @@
+import { events } from '@worktrack/events';
+import { commitWithEvents } from '../../commit';
+import { notFound } from '../../http/errors';
+import { defineRoute } from '../../http/route';
+import { toMemberRecord } from './member-record';
+import { memberParams } from './member-schemas';
+import { assertNotLastAdmin, lockMemberships, memberEventScope } from './membership-rules';
+
+/** Removes the membership and revokes the user's keys in this organization: they stop working at once. */
+export const removeMember = defineRoute({
+  method: 'delete',
+  path: '/members/:userId',
+  permission: 'members:write',
+  params: memberParams,
+  handler: ({ params, tenant, deps }) =>
+    commitWithEvents(deps, memberEventScope(tenant.organizationId), async (tx) => {
+      await lockMemberships(tx, tenant.organizationId);
+      const key = { organizationId_userId: { organizationId: tenant.organizationId, userId: params.userId } };
+      const existing = await tx.membership.findUnique({ where: key, include: { user: true } });
+      if (!existing) throw notFound('userId', 'No such member');
+      if (existing.role === 'admin') await assertNotLastAdmin(tx, tenant.organizationId);
+      await tx.membership.delete({ where: key });
+      await tx.apiKey.updateMany({
+        where: { organizationId: tenant.organizationId, userId: params.userId, revokedAt: null },
+        data: { revokedAt: new Date() },
+      });
+      return { result: undefined, events: [events.memberRemoved(toMemberRecord(existing))] };
+    }),
+});
