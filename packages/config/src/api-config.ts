@@ -1,5 +1,5 @@
 import Joi from 'joi';
-import { commonEnv, parseEnv, splitList } from './env';
+import { commonEnv, commonSettings, parseEnv, type CommonSettings } from './env';
 
 export interface S3Settings {
   endpoint: string;
@@ -11,16 +11,11 @@ export interface S3Settings {
   forcePathStyle: boolean;
 }
 
-export interface ApiConfig {
-  databaseUrl: string;
-  redisUrl: string;
-  redisPrefix: string;
-  logLevel: string;
+export interface ApiConfig extends CommonSettings {
   host: string;
   port: number;
   publicBaseUrl: string;
   maxUploadBytes: number;
-  webhookAllowedHosts: string[];
   s3: S3Settings;
   /** Set when no S3_ENDPOINT is given: `pnpm start` then runs this embedded store and `s3` points at it. */
   s3Embedded: { port: number; directory: string } | null;
@@ -49,15 +44,11 @@ const schema = Joi.object({
 export function loadApiConfig(env: NodeJS.ProcessEnv = process.env): ApiConfig {
   const e = parseEnv<Record<string, any>>(schema, env);
   return {
-    databaseUrl: e.DATABASE_URL,
-    redisUrl: e.REDIS_URL,
-    redisPrefix: e.REDIS_PREFIX,
-    logLevel: e.LOG_LEVEL,
+    ...commonSettings(e),
     host: e.HOST,
     port: e.PORT,
     publicBaseUrl: e.PUBLIC_BASE_URL,
     maxUploadBytes: e.MAX_UPLOAD_BYTES,
-    webhookAllowedHosts: splitList(e.WEBHOOK_ALLOWED_HOSTS),
     s3: s3Settings(e),
     s3Embedded: e.S3_ENDPOINT ? null : { port: e.S3_EMBEDDED_PORT, directory: e.S3_EMBEDDED_DIR },
   };

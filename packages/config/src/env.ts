@@ -35,6 +35,24 @@ export const commonEnv = {
   WEBHOOK_ALLOWED_HOSTS: csv,
 };
 
+export interface CommonSettings {
+  databaseUrl: string;
+  redisUrl: string;
+  redisPrefix: string;
+  logLevel: string;
+  webhookAllowedHosts: string[];
+}
+
+export function commonSettings(e: Record<string, any>): CommonSettings {
+  return {
+    databaseUrl: e.DATABASE_URL,
+    redisUrl: e.REDIS_URL,
+    redisPrefix: e.REDIS_PREFIX,
+    logLevel: e.LOG_LEVEL,
+    webhookAllowedHosts: splitList(e.WEBHOOK_ALLOWED_HOSTS),
+  };
+}
+
 export const delayList = Joi.string()
   .pattern(/^\d+(,\d+)*$/)
   .messages({ 'string.pattern.base': '{{#label}} must be a comma-separated list of milliseconds' });

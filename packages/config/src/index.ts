@@ -3,3 +3,4 @@ export { loadApiConfig, type ApiConfig, type S3Settings } from './api-config';
 export { loadWorkerConfig, type WorkerConfig } from './worker-config';
 export { createLogger, type Logger } from './logger';
 export { onShutdown } from './shutdown';
+export { unreadyDependencies } from './readiness';

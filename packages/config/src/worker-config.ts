@@ -1,15 +1,10 @@
 import Joi from 'joi';
-import { commonEnv, delayList, parseEnv, splitList } from './env';
+import { commonEnv, commonSettings, delayList, parseEnv, type CommonSettings } from './env';
 
-export interface WorkerConfig {
-  databaseUrl: string;
-  redisUrl: string;
-  redisPrefix: string;
-  logLevel: string;
+export interface WorkerConfig extends CommonSettings {
   concurrency: number;
   retryDelaysMs: number[];
   timeoutMs: number;
-  webhookAllowedHosts: string[];
   healthHost: string;
   healthPort: number;
   sweepIntervalMs: number;
@@ -32,14 +27,10 @@ const schema = Joi.object({
 export function loadWorkerConfig(env: NodeJS.ProcessEnv = process.env): WorkerConfig {
   const e = parseEnv<Record<string, any>>(schema, env);
   return {
-    databaseUrl: e.DATABASE_URL,
-    redisUrl: e.REDIS_URL,
-    redisPrefix: e.REDIS_PREFIX,
-    logLevel: e.LOG_LEVEL,
+    ...commonSettings(e),
     concurrency: e.WORKER_CONCURRENCY,
     retryDelaysMs: e.WEBHOOK_RETRY_DELAYS_MS.split(',').map(Number),
     timeoutMs: e.WEBHOOK_TIMEOUT_MS,
-    webhookAllowedHosts: splitList(e.WEBHOOK_ALLOWED_HOSTS),
     healthHost: e.WORKER_HEALTH_HOST,
     healthPort: e.WORKER_HEALTH_PORT,
     sweepIntervalMs: e.WORKER_SWEEP_INTERVAL_MS,

@@ -63,11 +63,6 @@ export function isEventType(value: string): value is EventType {
   return (EVENT_TYPES as readonly string[]).includes(value);
 }
 
-/** Whether a subscription's event list (possibly `["*"]`) includes a type. */
-export function subscribesTo(subscribed: readonly string[], type: string): boolean {
-  return subscribed.includes('*') || subscribed.includes(type);
-}
-
 const at = '2026-01-01T00:00:00.000Z';
 const sampleTask: TaskRecord = {
   id: 'tsk_sample',

@@ -1,10 +1,8 @@
 import http from 'node:http';
 import { once } from 'node:events';
 import type { Redis } from 'ioredis';
+import { unreadyDependencies } from '@worktrack/config';
 import type { Db } from '@worktrack/db';
-
-const withTimeout = <T>(work: Promise<T>, ms: number) =>
-  Promise.race([work, new Promise<never>((_, reject) => setTimeout(() => reject(new Error('timeout')), ms).unref())]);
 
 /** `/healthz` (process up) and `/readyz` (Postgres and Redis answer) on the worker's own small port. */
 export async function startHealthServer(deps: { db: Db; redis: Redis }, host: string, port: number): Promise<http.Server> {
@@ -14,8 +12,7 @@ export async function startHealthServer(deps: { db: Db; redis: Redis }, host: st
     };
     if (req.url === '/healthz') return send(200, { status: 'ok' });
     if (req.url === '/readyz') {
-      const checks = await Promise.allSettled([withTimeout(deps.db.$queryRaw`SELECT 1`, 2_000), withTimeout(deps.redis.ping(), 2_000)]);
-      const down = ['database', 'redis'].filter((_, i) => checks[i]!.status === 'rejected');
+      const down = await unreadyDependencies({ database: () => deps.db.$queryRaw`SELECT 1`, redis: () => deps.redis.ping() });
       if (down.length === 0) return send(200, { status: 'ok', checks: { database: 'ok', redis: 'ok' } });
       return send(503, { error: { code: 'unavailable', message: `Not ready: ${down.join(', ')} unreachable`, param: null, type: 'api_error' } });
     }

@@ -25,9 +25,7 @@ export function validate<T>(schema: Joi.Schema<T>, value: unknown, options: Joi.
 
 /** Common field schemas. */
 export const fields = {
-  id: (prefix: string) => Joi.string().pattern(new RegExp(`^${prefix}_[0-9A-Za-z]{1,64}$`)).messages({ 'string.pattern.base': `{{#label}} must be a ${prefix}_ id` }),
-  /** An id the caller supplies in a body; a well-formed id of the wrong shape is still only "not found". */
+  /** An id the caller names in a body or query; an id of no such record is refused where it is used. */
   ref: () => Joi.string().min(1).max(100),
   timestamp: () => Joi.string().isoDate().messages({ 'string.isoDate': '{{#label}} must be an ISO 8601 timestamp' }),
-  text: (max: number) => Joi.string().max(max),
 };
