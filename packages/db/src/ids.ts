@@ -1,4 +1,7 @@
-import { ulid } from 'ulid';
+import { monotonicFactory } from 'ulid';
+
+/** Monotonic within a process, so ids made in the same millisecond still sort in creation order. */
+const ulid = monotonicFactory();
 
 /** The one table of id prefixes (DECISIONS: ids are a type prefix plus a sortable ULID). */
 export const ID_PREFIXES = {

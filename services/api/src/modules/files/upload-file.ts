@@ -4,7 +4,7 @@ import { commitWithEvents } from '../../commit';
 import { invalid } from '../../http/errors';
 import { defineRoute } from '../../http/route';
 import { validate } from '../../http/validation';
-import { assertProjectAcceptsTasks } from '../tasks/project-accepts-tasks';
+import { assertProjectOpen } from '../projects/assert-project-open';
 import { toFileRecord } from './file-record';
 import { uploadFields } from './file-schemas';
 import { receiveUpload } from './receive-upload';
@@ -23,7 +23,7 @@ export const uploadFile = defineRoute({
       if (!file) throw invalid('file', 'Missing required field: file');
       const fields = validate(uploadFields, req.body ?? {});
       return await commitWithEvents(deps, tenant, async (tx) => {
-        await assertProjectAcceptsTasks(tx, tenant, fields.projectId);
+        await assertProjectOpen(tx, tenant, fields.projectId);
         const row = await tx.file.create({
           data: scoped(tenant, {
             id,

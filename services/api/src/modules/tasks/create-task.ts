@@ -3,7 +3,7 @@ import { events } from '@worktrack/events';
 import { commitWithEvents } from '../../commit';
 import { defineRoute } from '../../http/route';
 import { assertMembers } from '../members/assert-member';
-import { assertProjectAcceptsTasks } from './project-accepts-tasks';
+import { assertProjectOpen } from '../projects/assert-project-open';
 import { toTaskRecord } from './task-record';
 import { createTaskBody } from './task-schemas';
 
@@ -15,7 +15,7 @@ export const createTask = defineRoute({
   status: 201,
   handler: ({ body, tenant, deps }) =>
     commitWithEvents(deps, tenant, async (tx) => {
-      await assertProjectAcceptsTasks(tx, tenant, body.projectId);
+      await assertProjectOpen(tx, tenant, body.projectId);
       if (body.assigneeId) await assertMembers(tx, tenant.organizationId, [body.assigneeId], 'assigneeId');
       const task = await tx.task.create({
         data: scoped(tenant, {
