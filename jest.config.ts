@@ -12,6 +12,7 @@ const config: Config = {
   transform: { '^.+\\.ts$': ['@swc/jest', { jsc: { target: 'es2023' } }] },
   globalSetup: '<rootDir>/test/global-setup.ts',
   globalTeardown: '<rootDir>/test/global-teardown.ts',
+  setupFilesAfterEnv: ['<rootDir>/test/database-per-file.ts'],
   testTimeout: 30_000,
 };
 

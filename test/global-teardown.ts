@@ -1,14 +1,16 @@
 import { Client } from 'pg';
 
+/** Drops the run's template and every per-file copy. */
 export default async function globalTeardown(): Promise<void> {
+  const template = process.env.WORKTRACK_TEST_TEMPLATE;
+  if (!template?.startsWith('worktrack_test_')) return;
   const url = new URL(process.env.DATABASE_URL!);
-  const name = url.pathname.slice(1);
-  if (!name.startsWith('worktrack_test_')) return;
   url.pathname = '/postgres';
   const client = new Client({ connectionString: url.toString() });
   await client.connect();
   try {
-    await client.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+    const { rows } = await client.query<{ datname: string }>('SELECT datname FROM pg_database WHERE datname LIKE $1', [`${template}%`]);
+    for (const { datname } of rows) await client.query(`DROP DATABASE IF EXISTS "${datname}" WITH (FORCE)`);
   } finally {
     await client.end();
   }

@@ -41,11 +41,16 @@ describe('POST /v1/api-keys', () => {
   });
 
   it('creates test keys that reach only test data', async () => {
-    const res = await as(h.app, org.liveKey).post('/v1/api-keys', { name: 'sandbox', mode: 'test' });
+    const res = await as(h.app, org.liveKey).post('/v1/api-keys', { name: 'sandbox', mode: 'test', permissions: ['projects:read', 'projects:write'] });
     expect(res.body.key).toMatch(/^tk_test_/);
     const project = (await as(h.app, res.body.key).post('/v1/projects', { name: 'Sandbox' })).body.id;
     expectError(await as(h.app, org.liveKey).get(`/v1/projects/${project}`), 404, 'not_found');
     expect((await as(h.app, org.testKey).get(`/v1/projects/${project}`)).status).toBe(200);
+  });
+
+  it('is refused to test keys, so a leaked test key can never mint a live one', async () => {
+    expectError(await as(h.app, org.testKey).post('/v1/api-keys', { name: 'escalate', mode: 'live' }), 403, 'forbidden');
+    expectError(await as(h.app, org.testKey).get('/v1/api-keys'), 403, 'forbidden');
   });
 
   it('treats an expired key as unknown', async () => {

@@ -22,6 +22,23 @@ beforeAll(async () => {
 });
 afterAll(() => h.close());
 
+/*
+ * Any test worker running meanwhile (other test files share the database) sweeps every overdue
+ * pending delivery of an active subscription and would really POST it. So fixtures are pending
+ * only with a future nextAttemptAt, and a test that makes a due delivery uses a subscription
+ * from `disposable()`, deleted (with its deliveries) as soon as the test ends.
+ */
+const disposables: string[] = [];
+afterEach(async () => {
+  await h.db.webhook.deleteMany({ where: { id: { in: disposables.splice(0) } } });
+});
+
+async function disposable(body: object = {}): Promise<string> {
+  const id = await subscribe(org, body);
+  disposables.push(id);
+  return id;
+}
+
 const ctx = () => ({ harness: h, org, otherOrg });
 
 async function subscribe(owner: TestOrg, body: object = {}): Promise<string> {
@@ -30,7 +47,7 @@ async function subscribe(owner: TestOrg, body: object = {}): Promise<string> {
   return res.body.id as string;
 }
 
-/** A delivery-log row written directly, as the worker would have left it. */
+/** A delivery-log row written directly, as the worker would have left it; not yet due unless told. */
 function insertDelivery(owner: TestOrg, forWebhook: string, data: Partial<Prisma.DeliveryUncheckedCreateInput> = {}) {
   const id = data.id ?? newId('delivery');
   const eventType = data.eventType ?? 'task.created';
@@ -42,7 +59,7 @@ function insertDelivery(owner: TestOrg, forWebhook: string, data: Partial<Prisma
       webhookId: forWebhook,
       eventType,
       body: JSON.stringify({ event: eventType, deliveryId: id, webhookId: forWebhook, data: { id: 'tsk_x' } }),
-      nextAttemptAt: new Date(),
+      nextAttemptAt: new Date(Date.now() + DAY_MS),
       ...data,
     },
   });
@@ -232,10 +249,7 @@ describe('GET /v1/webhooks/{id}', () => {
 describe('PATCH /v1/webhooks/{id}', () => {
   let target: string;
   beforeEach(async () => {
-    target = await subscribe(org);
-  });
-  afterEach(async () => {
-    await as(h.app, org.liveKey).delete(`/v1/webhooks/${target}`).expect(204);
+    target = await disposable();
   });
 
   it('changes url, events and description, and updatedAt moves', async () => {
@@ -277,6 +291,17 @@ describe('PATCH /v1/webhooks/{id}', () => {
     const enabled = await as(h.app, org.liveKey).patch(`/v1/webhooks/${target}`, { status: 'active' });
     expect(enabled.status).toBe(200);
     expect(enabled.body).toMatchObject({ status: 'active', disabledReason: null, disabledAt: null });
+  });
+
+  it('re-enabling resumes the pending deliveries at once', async () => {
+    const waiting = await insertDelivery(org, target, { nextAttemptAt: new Date(Date.now() + 3600_000) });
+    await as(h.app, org.liveKey).patch(`/v1/webhooks/${target}`, { status: 'disabled' }).expect(200);
+    const t0 = Date.now();
+    await as(h.app, org.liveKey).patch(`/v1/webhooks/${target}`, { status: 'active' }).expect(200);
+    const stored = await h.db.delivery.findUniqueOrThrow({ where: { id: waiting.id } });
+    expect(stored.status).toBe('pending');
+    expect(stored.nextAttemptAt!.getTime()).toBeLessThanOrEqual(Date.now());
+    expect(stored.nextAttemptAt!.getTime()).toBeGreaterThanOrEqual(t0 - 1_000);
   });
 
   it.each([
@@ -425,7 +450,7 @@ describe('GET /v1/webhooks/{id}/deliveries/{deliveryId}', () => {
 
 describe('POST /v1/webhooks/{id}/test', () => {
   it('logs a sample delivery of the first subscribed type, marked test', async () => {
-    const target = await subscribe(org, { events: ['project.updated', 'task.created'] });
+    const target = await disposable({ events: ['project.updated', 'task.created'] });
     const res = await as(h.app, org.liveKey).post(`/v1/webhooks/${target}/test`, {});
     expect(res.status).toBe(201);
     expect(res.body).toMatchObject({ id: expect.stringMatching(/^dlv_/), webhookId: target, event: 'project.updated', test: true, status: 'pending' });
@@ -443,7 +468,8 @@ describe('POST /v1/webhooks/{id}/test', () => {
   });
 
   it('sends the requested event type', async () => {
-    const res = await as(h.app, org.liveKey).post(`/v1/webhooks/${webhookId}/test`, { event: 'comment.deleted' });
+    const target = await disposable();
+    const res = await as(h.app, org.liveKey).post(`/v1/webhooks/${target}/test`, { event: 'comment.deleted' });
     expect(res.status).toBe(201);
     expect(res.body.event).toBe('comment.deleted');
   });
@@ -459,12 +485,18 @@ describe('POST /v1/webhooks/{id}/test', () => {
 
 describe('POST /v1/webhooks/{id}/deliveries/{deliveryId}/redeliver', () => {
   it('schedules the same delivery again at once', async () => {
-    const target = await subscribe(org);
+    const target = await disposable();
     const failed = await insertDelivery(org, target, { status: 'failed', attemptCount: 7, nextAttemptAt: null });
     const res = await as(h.app, org.liveKey).post(`/v1/webhooks/${target}/deliveries/${failed.id}/redeliver`);
     expect(res.status).toBe(202);
     expect(res.body).toMatchObject({ id: failed.id, webhookId: target, status: 'pending', attemptCount: 7, nextAttemptAt: expect.stringMatching(ISO) });
     expect(await h.db.delivery.findUniqueOrThrow({ where: { id: failed.id } })).toMatchObject({ status: 'pending', body: failed.body });
+  });
+
+  it('answers 409 conflict while a worker is attempting the delivery', async () => {
+    const target = await subscribe(org);
+    const busy = await insertDelivery(org, target, { lockedUntil: new Date(Date.now() + 60_000) });
+    expectError(await as(h.app, org.liveKey).post(`/v1/webhooks/${target}/deliveries/${busy.id}/redeliver`), 409, 'conflict', 'deliveryId');
   });
 
   it('answers 409 conflict while the subscription is disabled', async () => {

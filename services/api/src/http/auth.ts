@@ -66,7 +66,7 @@ export function authenticate(db: Db): RequestHandler {
         AND (k."expiresAt" IS NULL OR k."expiresAt" > now())`;
     const row = rows[0];
     if (!row) throw unauthenticated('Invalid API key');
-    req.tenant = { ...row, permissions: effectivePermissions(row.permissions, row.role) };
+    req.tenant = { ...row, permissions: effectivePermissions(row.permissions, row.role, row.mode) };
     next();
   };
 }

@@ -1,4 +1,4 @@
-import type { Role } from '@worktrack/db';
+import type { Mode, Role } from '@worktrack/db';
 
 export const PERMISSIONS = [
   'tasks:read',
@@ -27,8 +27,14 @@ const ROLE_PERMISSIONS: Record<Role, ReadonlySet<Permission>> = {
   guest: new Set(PERMISSIONS.filter((p) => p.endsWith(':read') || p === 'comments:write')),
 };
 
-/** A key may do what its permissions grant and its user's role allows. */
-export function effectivePermissions(keyPermissions: readonly string[], role: Role): Set<Permission> {
+/**
+ * Members and keys belong to the organization, not to a mode: managing them changes live data,
+ * so a test key may never do it (a leaked test key must not be worth a live one).
+ */
+const LIVE_ONLY: ReadonlySet<Permission> = new Set(['members:write', 'api_keys:write']);
+
+/** A key may do what its permissions grant and its user's role allows; test keys never manage members or keys. */
+export function effectivePermissions(keyPermissions: readonly string[], role: Role, mode: Mode): Set<Permission> {
   const granted = keyPermissions.includes('*') ? PERMISSIONS : PERMISSIONS.filter((p) => keyPermissions.includes(p));
-  return new Set(granted.filter((p) => ROLE_PERMISSIONS[role].has(p)));
+  return new Set(granted.filter((p) => ROLE_PERMISSIONS[role].has(p) && (mode === 'live' || !LIVE_ONLY.has(p))));
 }
