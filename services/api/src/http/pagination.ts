@@ -21,3 +21,18 @@ export interface Envelope<T> {
 export function envelope<T>(data: T[], total: number, page: Page): Envelope<T> {
   return { data, pagination: { total, limit: page.limit, offset: page.offset, hasMore: page.offset + data.length < total } };
 }
+
+/**
+ * Fetches one page and the total matching count concurrently, on two pooled connections. No
+ * transaction: it would serialize both queries and add two round trips for a total that is only
+ * ever a snapshot.
+ */
+export async function paginate<Row, Rec>(
+  page: Page,
+  rows: (window: { take: number; skip: number }) => Promise<Row[]>,
+  total: () => Promise<number>,
+  toRecord: (row: Row) => Rec,
+): Promise<Envelope<Rec>> {
+  const [found, count] = await Promise.all([rows({ take: page.limit, skip: page.offset }), total()]);
+  return envelope(found.map(toRecord), count, page);
+}

@@ -1,5 +1,5 @@
 import { defineRoute } from '../../http/route';
-import { envelope } from '../../http/pagination';
+import { paginate } from '../../http/pagination';
 import { listApiKeysQuery } from './api-key-schemas';
 import { toApiKeyRecord } from './issue-api-key';
 
@@ -11,10 +11,11 @@ export const listApiKeys = defineRoute({
   query: listApiKeysQuery,
   handler: async ({ query, tenant, deps }) => {
     const where = { organizationId: tenant.organizationId };
-    const [keys, total] = await deps.db.$transaction([
-      deps.db.apiKey.findMany({ where, orderBy: { id: 'desc' }, take: query.limit, skip: query.offset }),
-      deps.db.apiKey.count({ where }),
-    ]);
-    return envelope(keys.map(toApiKeyRecord), total, query);
+    return paginate(
+      query,
+      (window) => deps.db.apiKey.findMany({ where, orderBy: { id: 'desc' }, ...window }),
+      () => deps.db.apiKey.count({ where }),
+      toApiKeyRecord,
+    );
   },
 });

@@ -1,5 +1,5 @@
 import { scoped } from '@worktrack/db';
-import { envelope } from '../../http/pagination';
+import { paginate } from '../../http/pagination';
 import { defineRoute } from '../../http/route';
 import { toCommentRecord } from './comment-record';
 import { assertTask } from './comment-rules';
@@ -15,10 +15,11 @@ export const listComments = defineRoute({
   handler: async ({ params, query, tenant, deps }) => {
     await assertTask(deps.db, tenant, params.taskId);
     const where = scoped(tenant, { taskId: params.taskId });
-    const [comments, total] = await deps.db.$transaction([
-      deps.db.comment.findMany({ where, orderBy: { id: 'asc' }, take: query.limit, skip: query.offset }),
-      deps.db.comment.count({ where }),
-    ]);
-    return envelope(comments.map(toCommentRecord), total, query);
+    return paginate(
+      query,
+      (window) => deps.db.comment.findMany({ where, orderBy: { id: 'asc' }, ...window }),
+      () => deps.db.comment.count({ where }),
+      toCommentRecord,
+    );
   },
 });

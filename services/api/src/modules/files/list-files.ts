@@ -1,5 +1,5 @@
 import { scoped } from '@worktrack/db';
-import { envelope } from '../../http/pagination';
+import { paginate } from '../../http/pagination';
 import { defineRoute } from '../../http/route';
 import { toFileRecord } from './file-record';
 import { listFilesQuery } from './file-schemas';
@@ -12,10 +12,11 @@ export const listFiles = defineRoute({
   handler: async ({ query, tenant, deps }) => {
     const { limit, offset, projectId } = query;
     const where = scoped(tenant, projectId ? { projectId } : {});
-    const [files, total] = await deps.db.$transaction([
-      deps.db.file.findMany({ where, orderBy: { id: 'desc' }, take: limit, skip: offset }),
-      deps.db.file.count({ where }),
-    ]);
-    return envelope(files.map(toFileRecord), total, { limit, offset });
+    return paginate(
+      { limit, offset },
+      (window) => deps.db.file.findMany({ where, orderBy: { id: 'desc' }, ...window }),
+      () => deps.db.file.count({ where }),
+      toFileRecord,
+    );
   },
 });

@@ -1,4 +1,4 @@
-import { envelope } from '../../http/pagination';
+import { paginate } from '../../http/pagination';
 import { defineRoute } from '../../http/route';
 import { toMemberRecord } from './member-record';
 import { listMembersQuery } from './member-schemas';
@@ -10,10 +10,11 @@ export const listMembers = defineRoute({
   query: listMembersQuery,
   handler: async ({ query, tenant, deps }) => {
     const where = { organizationId: tenant.organizationId, ...(query.role && { role: query.role }) };
-    const [members, total] = await deps.db.$transaction([
-      deps.db.membership.findMany({ where, include: { user: true }, orderBy: [{ joinedAt: 'asc' }, { userId: 'asc' }], take: query.limit, skip: query.offset }),
-      deps.db.membership.count({ where }),
-    ]);
-    return envelope(members.map(toMemberRecord), total, query);
+    return paginate(
+      query,
+      (window) => deps.db.membership.findMany({ where, include: { user: true }, orderBy: [{ joinedAt: 'asc' }, { userId: 'asc' }], ...window }),
+      () => deps.db.membership.count({ where }),
+      toMemberRecord,
+    );
   },
 });

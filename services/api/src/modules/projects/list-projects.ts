@@ -1,6 +1,6 @@
 import { scoped } from '@worktrack/db';
 import { defineRoute } from '../../http/route';
-import { envelope } from '../../http/pagination';
+import { paginate } from '../../http/pagination';
 import { toProjectRecord } from './project-record';
 import { listProjectsQuery } from './project-schemas';
 
@@ -12,10 +12,11 @@ export const listProjects = defineRoute({
   handler: async ({ query, tenant, deps }) => {
     const { limit, offset, archived } = query;
     const where = scoped(tenant, archived ? {} : { archived: false });
-    const [projects, total] = await deps.db.$transaction([
-      deps.db.project.findMany({ where, orderBy: { id: 'desc' }, take: limit, skip: offset }),
-      deps.db.project.count({ where }),
-    ]);
-    return envelope(projects.map(toProjectRecord), total, { limit, offset });
+    return paginate(
+      { limit, offset },
+      (window) => deps.db.project.findMany({ where, orderBy: { id: 'desc' }, ...window }),
+      () => deps.db.project.count({ where }),
+      toProjectRecord,
+    );
   },
 });

@@ -1,6 +1,6 @@
 import { scoped } from '@worktrack/db';
 import { defineRoute } from '../../http/route';
-import { envelope } from '../../http/pagination';
+import { paginate } from '../../http/pagination';
 import { toTaskRecord } from './task-record';
 import { listTasksQuery } from './task-schemas';
 
@@ -12,10 +12,11 @@ export const listTasks = defineRoute({
   handler: async ({ query, tenant, deps }) => {
     const { limit, offset, ...filters } = query;
     const where = scoped(tenant, filters);
-    const [tasks, total] = await deps.db.$transaction([
-      deps.db.task.findMany({ where, orderBy: { id: 'desc' }, take: limit, skip: offset }),
-      deps.db.task.count({ where }),
-    ]);
-    return envelope(tasks.map(toTaskRecord), total, { limit, offset });
+    return paginate(
+      { limit, offset },
+      (window) => deps.db.task.findMany({ where, orderBy: { id: 'desc' }, ...window }),
+      () => deps.db.task.count({ where }),
+      toTaskRecord,
+    );
   },
 });

@@ -1,4 +1,4 @@
-import { envelope } from '../../http/pagination';
+import { paginate } from '../../http/pagination';
 import { defineRoute } from '../../http/route';
 import { toDeliveryRecord } from './webhook-record';
 import { findWebhook } from './webhook-rules';
@@ -13,10 +13,11 @@ export const listDeliveries = defineRoute({
   handler: async ({ params, query, tenant, deps }) => {
     const webhook = await findWebhook(deps.db, tenant, params.webhookId);
     const where = { webhookId: webhook.id, ...(query.status && { status: query.status }), ...(query.event && { eventType: query.event }) };
-    const [deliveries, total] = await deps.db.$transaction([
-      deps.db.delivery.findMany({ where, orderBy: { id: 'desc' }, take: query.limit, skip: query.offset }),
-      deps.db.delivery.count({ where }),
-    ]);
-    return envelope(deliveries.map(toDeliveryRecord), total, query);
+    return paginate(
+      query,
+      (window) => deps.db.delivery.findMany({ where, orderBy: { id: 'desc' }, ...window }),
+      () => deps.db.delivery.count({ where }),
+      toDeliveryRecord,
+    );
   },
 });

@@ -1,5 +1,5 @@
 import { scoped } from '@worktrack/db';
-import { envelope } from '../../http/pagination';
+import { paginate } from '../../http/pagination';
 import { defineRoute } from '../../http/route';
 import { toWebhookRecord } from './webhook-record';
 import { listWebhooksQuery } from './webhook-schemas';
@@ -11,10 +11,11 @@ export const listWebhooks = defineRoute({
   query: listWebhooksQuery,
   handler: async ({ query, tenant, deps }) => {
     const where = scoped(tenant, {});
-    const [webhooks, total] = await deps.db.$transaction([
-      deps.db.webhook.findMany({ where, orderBy: { id: 'desc' }, take: query.limit, skip: query.offset }),
-      deps.db.webhook.count({ where }),
-    ]);
-    return envelope(webhooks.map(toWebhookRecord), total, query);
+    return paginate(
+      query,
+      (window) => deps.db.webhook.findMany({ where, orderBy: { id: 'desc' }, ...window }),
+      () => deps.db.webhook.count({ where }),
+      toWebhookRecord,
+    );
   },
 });
