@@ -2,10 +2,7 @@ import type { Scope, Tx } from '@worktrack/db';
 import { recordEvents, type DomainEvent } from '@worktrack/events';
 import type { AppDeps } from './deps';
 
-/**
- * Runs a change and writes its events to the outbox in one transaction, then publishes the
- * events. Publishing is best effort: if Redis is down the worker's sweep publishes them later.
- */
+/** Runs a change and writes its events to the outbox in one transaction, then publishes the events. */
 export async function commitWithEvents<T>(
   deps: Pick<AppDeps, 'db' | 'jobs' | 'logger'>,
   scope: Scope,
@@ -15,8 +12,13 @@ export async function commitWithEvents<T>(
     const { result, events } = await change(tx);
     return { result, eventIds: await recordEvents(tx, scope, events) };
   });
+  publishCommitted(deps, eventIds);
+  return result;
+}
+
+/** Publishing is best effort: if Redis is down the worker's sweep publishes the events later. */
+export function publishCommitted(deps: Pick<AppDeps, 'jobs' | 'logger'>, eventIds: string[]): void {
   deps.jobs.publishEvents(eventIds).catch((err: unknown) => {
     deps.logger.warn({ err, eventIds }, 'event publish deferred to the outbox sweep');
   });
-  return result;
 }

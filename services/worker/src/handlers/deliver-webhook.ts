@@ -36,6 +36,37 @@ function describeFailure(result: DeliveryResult): string | null {
   return result.message ? `${result.error}: ${result.message}` : result.error;
 }
 
+interface AttemptOutcome {
+  deliveryId: string;
+  webhookId: string;
+  attempt: number;
+  attemptedAt: Date;
+  result: DeliveryResult;
+  status: 'succeeded' | 'pending' | 'failed';
+  nextAttemptAt: Date | null;
+  disableWebhook: boolean;
+}
+
+/**
+ * Records the attempt, settles or reschedules the delivery and, after the last retry, disables
+ * the subscription, in one statement (one round trip where a transaction would take five).
+ */
+async function recordAttempt(db: Db, o: AttemptOutcome): Promise<void> {
+  await db.$executeRaw`
+    WITH attempt AS (
+      INSERT INTO "DeliveryAttempt" (id, "deliveryId", "attemptNumber", "attemptedAt", "responseStatus", "responseTimeMs", error)
+      VALUES (${newId('attempt')}, ${o.deliveryId}, ${o.attempt}, ${o.attemptedAt}, ${o.result.status}::int, ${o.result.responseTimeMs}, ${describeFailure(o.result)})
+    ), delivery AS (
+      UPDATE "Delivery"
+      SET "attemptCount" = ${o.attempt}, "lastAttemptAt" = ${o.attemptedAt}, "lockedUntil" = NULL,
+          status = ${o.status}::"DeliveryStatus", "nextAttemptAt" = ${o.nextAttemptAt}, "updatedAt" = now()
+      WHERE id = ${o.deliveryId}
+    )
+    UPDATE "Webhook"
+    SET status = 'disabled', "disabledReason" = 'delivery_failures', "disabledAt" = now(), "updatedAt" = now()
+    WHERE ${o.disableWebhook} AND id = ${o.webhookId} AND status = 'active'`;
+}
+
 /** One attempt: sign, POST, record the attempt, then schedule the next one or settle the delivery. */
 export async function deliverWebhook(deps: WorkerDeps, policy: DeliveryPolicy, payload: DeliverWebhookPayload): Promise<void> {
   const { db, jobs, deliverer } = deps;
@@ -61,37 +92,16 @@ export async function deliverWebhook(deps: WorkerDeps, policy: DeliveryPolicy, p
   const retry = !result.ok && retryDelay !== undefined;
   const exhausted = !result.ok && !delivery.test && attempt === policy.retryDelaysMs.length + 1;
 
-  await db.$transaction([
-    db.deliveryAttempt.create({
-      data: {
-        id: newId('attempt'),
-        deliveryId: delivery.id,
-        attemptNumber: attempt,
-        attemptedAt,
-        responseStatus: result.status,
-        responseTimeMs: result.responseTimeMs,
-        error: describeFailure(result),
-      },
-    }),
-    db.delivery.update({
-      where: { id: delivery.id },
-      data: {
-        attemptCount: attempt,
-        lastAttemptAt: attemptedAt,
-        lockedUntil: null,
-        status: result.ok ? 'succeeded' : retry ? 'pending' : 'failed',
-        nextAttemptAt: retry ? new Date(Date.now() + retryDelay) : null,
-      },
-    }),
-    ...(exhausted
-      ? [
-          db.webhook.updateMany({
-            where: { id: delivery.webhookId, status: 'active' },
-            data: { status: 'disabled', disabledReason: 'delivery_failures', disabledAt: new Date() },
-          }),
-        ]
-      : []),
-  ]);
+  await recordAttempt(db, {
+    deliveryId: delivery.id,
+    webhookId: delivery.webhookId,
+    attempt,
+    attemptedAt,
+    result,
+    status: result.ok ? 'succeeded' : retry ? 'pending' : 'failed',
+    nextAttemptAt: retry ? new Date(Date.now() + retryDelay) : null,
+    disableWebhook: exhausted,
+  });
   if (retry) await jobs.scheduleDeliveries([{ deliveryId: delivery.id, attempt: attempt + 1, delayMs: retryDelay }]);
   if (exhausted) deps.logger.warn({ webhookId: delivery.webhookId, deliveryId: delivery.id }, 'subscription disabled after its last retry failed');
 }
