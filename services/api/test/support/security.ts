@@ -1,6 +1,6 @@
 import request from 'supertest';
 import type { Harness, TestOrg } from './harness';
-import { as, expectError, keyWith } from './harness';
+import { as, createOrg, expectError, keyWith } from './harness';
 
 export interface SecuredRoute {
   method: 'get' | 'post' | 'patch' | 'delete';
@@ -42,6 +42,15 @@ export function itEnforcesAccess(
     const other = r.permission === 'tasks:read' ? 'projects:read' : 'tasks:read';
     const key = await keyWith(harness.db, org, [other]);
     expectError(await send(`Bearer ${key}`, r), 403, 'forbidden');
+  });
+
+  it('answers 429 once the organization has spent its daily quota', async () => {
+    const r = route();
+    const spent = await createOrg(context().harness.db, { plan: 'enterprise', dailyQuota: 1 });
+    await as(context().harness.app, spent.liveKey).get('/v1/tasks');
+    const res = await send(`Bearer ${spent.liveKey}`, r);
+    expectError(res, 429, 'rate_limited');
+    expect(Number(res.headers['retry-after'])).toBeGreaterThan(0);
   });
 
   if (!namesResource) return;
