@@ -3,7 +3,7 @@
 // else. Ctrl-C / SIGTERM stops them all gracefully.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
-import { loadApiConfig, loadDotEnv } from '@worktrack/config';
+import { loadApiConfig, loadDotEnv, onParentExit } from '@worktrack/config';
 import { startEmbeddedS3, type EmbeddedS3 } from '@worktrack/storage';
 
 const root = path.resolve(__dirname, '..');
@@ -46,6 +46,7 @@ async function main(): Promise<void> {
   };
   process.on('SIGINT', () => stop('SIGTERM'));
   process.on('SIGTERM', () => stop('SIGTERM'));
+  onParentExit(() => stop('SIGTERM'));
 
   const codes = await Promise.all(
     children.map(

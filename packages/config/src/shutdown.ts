@@ -1,15 +1,27 @@
 import type { Logger } from './logger';
 
 /**
- * On SIGTERM or SIGINT: run the drain, then exit 0; if it has not finished within the
- * deadline, exit 1 anyway so an orchestrator never waits forever.
+ * Calls back once this process's parent has exited. `pnpm run` does not forward SIGTERM to the
+ * script it runs: it exits and leaves the script behind, re-parented. Checking the parent turns
+ * that into a graceful stop instead of an orphan.
+ */
+export function onParentExit(callback: () => void, intervalMs = 500): void {
+  const parent = process.ppid;
+  setInterval(() => {
+    if (process.ppid !== parent) callback();
+  }, intervalMs).unref();
+}
+
+/**
+ * On SIGTERM or SIGINT (or the parent's exit): run the drain, then exit 0; if it has not finished
+ * within the deadline, exit 1 anyway so an orchestrator never waits forever.
  */
 export function onShutdown(logger: Logger, drain: () => Promise<void>, deadlineMs = 15_000): void {
   let stopping = false;
-  const stop = (signal: NodeJS.Signals) => {
+  const stop = (reason: string) => {
     if (stopping) return;
     stopping = true;
-    logger.info({ signal }, 'shutting down');
+    logger.info({ reason }, 'shutting down');
     setTimeout(() => {
       logger.error('shutdown deadline exceeded');
       process.exit(1);
@@ -22,6 +34,7 @@ export function onShutdown(logger: Logger, drain: () => Promise<void>, deadlineM
       },
     );
   };
-  process.on('SIGTERM', stop);
-  process.on('SIGINT', stop);
+  process.on('SIGTERM', () => stop('SIGTERM'));
+  process.on('SIGINT', () => stop('SIGINT'));
+  onParentExit(() => stop('parent exited'));
 }

@@ -31,9 +31,10 @@ async function main(): Promise<void> {
   logger.info({ concurrency: config.concurrency, health: `http://${config.healthHost}:${config.healthPort}` }, 'worker started');
 
   onShutdown(logger, async () => {
-    health.close();
     await runtime.close();
     await Promise.all([jobs.close(), deliverer.close()]);
+    // Last, so that a closed health port means no job is running any more.
+    health.close();
     connection.disconnect();
     producer.disconnect();
     await db.$disconnect();

@@ -1,5 +1,6 @@
 import { as, createHarness, createOrg, waitFor, type Harness } from '../../api/test/support/harness';
-import { exitCode, freePort, runEntry, waitForHttp } from '../../../test/support/processes';
+import { spawn } from 'node:child_process';
+import { exitCode, freePort, repoRoot, runEntry, waitForHttp } from '../../../test/support/processes';
 import { startReceiver } from './support/receiver';
 import { startTestWorker } from './support/worker-harness';
 
@@ -47,6 +48,19 @@ describe('the worker process', () => {
       worker.kill('SIGKILL');
       await receiver.close();
     }
+  });
+
+  it('stops gracefully when `pnpm start:worker` gets SIGTERM, though pnpm does not forward it', async () => {
+    const healthPort = await freePort();
+    const pnpm = spawn('pnpm', ['-s', 'start:worker'], {
+      cwd: repoRoot,
+      // A prefix of its own: its BullMQ stalled-job check would otherwise pause the other tests' for 30 s.
+      env: { ...process.env, REDIS_PREFIX: `${h.deps.config.redisPrefix}-pnpm`, WORKER_HEALTH_PORT: String(healthPort), LOG_LEVEL: 'warn' },
+    });
+    await waitForHttp(`http://127.0.0.1:${healthPort}/healthz`);
+    pnpm.kill('SIGTERM');
+    await exitCode(pnpm);
+    await waitFor(() => fetch(`http://127.0.0.1:${healthPort}/healthz`).then(() => undefined, () => true));
   });
 
   it('lets another worker complete a delivery whose worker was killed mid-request', async () => {
