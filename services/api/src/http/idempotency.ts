@@ -39,16 +39,22 @@ export function idempotency(redis: Redis, prefix: string): RequestHandler {
       return stored.body === undefined ? res.end() : res.json(stored.body);
     }
 
-    let responseBody: unknown;
+    // The outcome is stored before the response leaves, so a client retrying the moment it has
+    // the answer finds it. A 5xx releases the key instead, so the request may be retried.
+    const settle = (status: number, body: unknown) =>
+      (status >= 500
+        ? redis.del(redisKey)
+        : redis.set(redisKey, JSON.stringify({ state: 'done', fingerprint, status, body } satisfies Entry), 'EX', TTL_SECONDS)
+      ).catch(() => redis.del(redisKey).catch(() => undefined));
+    let settled = false;
     const send = res.json.bind(res);
     res.json = (body: unknown) => {
-      responseBody = body;
-      return send(body);
+      settled = true;
+      void settle(res.statusCode, body).then(() => send(body));
+      return res;
     };
     res.on('finish', () => {
-      const done: Entry = { state: 'done', fingerprint, status: res.statusCode, body: responseBody };
-      const settle = res.statusCode >= 500 ? redis.del(redisKey) : redis.set(redisKey, JSON.stringify(done), 'EX', TTL_SECONDS);
-      settle.catch(() => redis.del(redisKey).catch(() => undefined));
+      if (!settled) void settle(res.statusCode, undefined);
     });
     next();
   };
