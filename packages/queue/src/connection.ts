@@ -7,7 +7,7 @@ import IORedis, { type Redis } from 'ioredis';
 export function createRedisConnection(url: string, role: 'producer' | 'worker', name?: string): Redis {
   const options =
     role === 'producer'
-      ? { maxRetriesPerRequest: 1, enableOfflineQueue: false, connectTimeout: 2_000 }
+      ? { maxRetriesPerRequest: 1, enableOfflineQueue: false, connectTimeout: 2_000, disconnectTimeout: 200 }
       : { maxRetriesPerRequest: null, enableReadyCheck: true };
   const connection = new IORedis(url, { ...options, connectionName: name, lazyConnect: false });
   connection.on('error', () => {
