@@ -1,4 +1,4 @@
-import { Queue, type JobsOptions } from 'bullmq';
+import { Queue, type Job, type JobsOptions } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { jobs, validatePayload, type DeliverWebhookPayload, type DispatchEventPayload } from './catalog';
 
@@ -37,8 +37,8 @@ export class JobScheduler {
   /** `now` also brings forward a job that is waiting for its retry delay (redelivery, re-enable). */
   async ensureDeliveryScheduled(deliveryId: string, attempt: number, { now = false } = {}): Promise<void> {
     const job = this.deliveryJob({ deliveryId, attempt });
-    const state = await replaceFinished(this.deliveries, job.opts.jobId);
-    if (now && state === 'delayed') await (await this.deliveries.getJob(job.opts.jobId))?.promote();
+    const existing = await replaceFinished(this.deliveries, job.opts.jobId);
+    if (now && existing?.state === 'delayed') await existing.job.promote();
     else await this.deliveries.add(job.name, job.data, job.opts);
   }
 
@@ -58,11 +58,11 @@ export class JobScheduler {
   }
 }
 
-/** Removes a completed or failed job of that id so it can be added again; returns the state it found. */
-async function replaceFinished(queue: Queue, jobId: string): Promise<string | undefined> {
-  const existing = await queue.getJob(jobId);
-  if (!existing) return undefined;
-  const state = await existing.getState();
-  if (state === 'completed' || state === 'failed') await existing.remove();
-  return state;
+/** Removes a completed or failed job of that id so it can be added again; returns what it found. */
+async function replaceFinished(queue: Queue, jobId: string): Promise<{ job: Job; state: string } | undefined> {
+  const job = await queue.getJob(jobId);
+  if (!job) return undefined;
+  const state = await job.getState();
+  if (state === 'completed' || state === 'failed') await job.remove();
+  return { job, state };
 }
