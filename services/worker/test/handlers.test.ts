@@ -1,0 +1,83 @@
+import { randomUUID } from 'node:crypto';
+import { createLogger } from '@worktrack/config';
+import { newId } from '@worktrack/db';
+import { createRedisConnection, JobScheduler } from '@worktrack/queue';
+import { WebhookDeliverer } from '@worktrack/webhooks';
+import { as, createHarness, createOrg, type Harness } from '../../api/test/support/harness';
+import type { WorkerDeps } from '../src/deps';
+import { deliverWebhook } from '../src/handlers/deliver-webhook';
+import { dispatchEvent } from '../src/handlers/dispatch-event';
+import { startReceiver } from './support/receiver';
+
+// The handlers called directly, with no worker consuming the queues, to show what makes
+// duplicate and stale jobs harmless.
+let h: Harness;
+let deps: WorkerDeps;
+let producer: ReturnType<typeof createRedisConnection>;
+const policy = { retryDelaysMs: [60_000], claimMs: 5_000 };
+
+beforeAll(() => {
+  h = createHarness({ WEBHOOK_ALLOWED_HOSTS: '127.0.0.1', REDIS_PREFIX: `wt-test-${randomUUID().slice(0, 8)}` });
+  producer = createRedisConnection(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', 'worker', 'test-handlers');
+  deps = {
+    db: h.db,
+    jobs: new JobScheduler(producer, h.deps.config.redisPrefix, () => undefined),
+    deliverer: new WebhookDeliverer({ timeoutMs: 2_000, allowedHosts: ['127.0.0.1'] }),
+    logger: createLogger('silent', 'test'),
+  };
+});
+afterAll(async () => {
+  await deps.jobs.close();
+  await deps.deliverer.close();
+  producer.disconnect();
+  await h.close();
+});
+
+async function subscribedEvent(url: string) {
+  const org = await createOrg(h.db);
+  const webhookId = (await as(h.app, org.liveKey).post('/v1/webhooks', { url, events: ['project.created'] })).body.id as string;
+  await as(h.app, org.liveKey).post('/v1/projects', { name: 'P' }).expect(201);
+  const event = await h.db.outboxEvent.findFirstOrThrow({ where: { organizationId: org.organization.id } });
+  return { org, webhookId, eventId: event.id };
+}
+
+describe('dispatch-event', () => {
+  it('fans an event out once, however often it is dispatched', async () => {
+    const { webhookId, eventId } = await subscribedEvent('http://127.0.0.1:9/never');
+    const counts = await Promise.all([dispatchEvent(deps, { eventId }), dispatchEvent(deps, { eventId })]);
+    expect(counts.sort()).toEqual([0, 1]);
+    expect(await dispatchEvent(deps, { eventId })).toBe(0);
+    expect(await h.db.delivery.count({ where: { webhookId } })).toBe(1);
+    expect((await h.db.outboxEvent.findUniqueOrThrow({ where: { id: eventId } })).dispatchedAt).not.toBeNull();
+  });
+});
+
+describe('deliver-webhook', () => {
+  it('makes an attempt once when its job runs twice at the same time, and ignores a stale attempt number', async () => {
+    const receiver = await startReceiver();
+    try {
+      const { webhookId, eventId } = await subscribedEvent(receiver.url);
+      await dispatchEvent(deps, { eventId });
+      const delivery = await h.db.delivery.findFirstOrThrow({ where: { webhookId } });
+      await Promise.all([
+        deliverWebhook(deps, policy, { deliveryId: delivery.id, attempt: 1 }),
+        deliverWebhook(deps, policy, { deliveryId: delivery.id, attempt: 1 }),
+      ]);
+      await deliverWebhook(deps, policy, { deliveryId: delivery.id, attempt: 1 });
+      expect(receiver.received).toHaveLength(1);
+      const settled = await h.db.delivery.findUniqueOrThrow({ where: { id: delivery.id }, include: { attempts: true } });
+      expect(settled).toMatchObject({ status: 'succeeded', attemptCount: 1, lockedUntil: null });
+      expect(settled.attempts).toHaveLength(1);
+    } finally {
+      await receiver.close();
+    }
+  });
+
+  it('brings a delivery waiting for its retry delay forward when asked to deliver now', async () => {
+    const deliveryId = newId('delivery');
+    await deps.jobs.scheduleDeliveries([{ deliveryId, attempt: 2, delayMs: 3_600_000 }]);
+    expect(await (await deps.jobs.deliveries.getJob(`${deliveryId}-2`))!.getState()).toBe('delayed');
+    await deps.jobs.ensureDeliveryScheduled(deliveryId, 2, { now: true });
+    expect(await (await deps.jobs.deliveries.getJob(`${deliveryId}-2`))!.getState()).toBe('waiting');
+  });
+});
