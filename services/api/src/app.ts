@@ -7,15 +7,9 @@ import { jsonBody } from './http/json-body';
 import { dailyQuotaLimiter } from './http/rate-limit';
 import { requestId } from './http/request-id';
 import { mountRoutes } from './http/route';
-import { apiKeyRoutes } from './modules/api-keys/routes';
-import { commentRoutes } from './modules/comments/routes';
-import { fileRoutes } from './modules/files/routes';
+import { apiRoutes } from './routes';
 import { healthRoutes } from './modules/health/health-routes';
 import { acceptInvitationRoute } from './modules/members/accept-invitation';
-import { memberRoutes } from './modules/members/routes';
-import { projectRoutes } from './modules/projects/routes';
-import { taskRoutes } from './modules/tasks/routes';
-import { webhookRoutes } from './modules/webhooks/routes';
 
 /** Builds the Express app from its dependencies; main.ts and the tests both use it. */
 export function createApp(deps: AppDeps): express.Express {
@@ -32,7 +26,7 @@ export function createApp(deps: AppDeps): express.Express {
   v1.use(dailyQuotaLimiter(deps.redis, deps.config.redisPrefix, deps.logger));
   v1.use(jsonBody);
   v1.use(idempotency(deps.redis, deps.config.redisPrefix));
-  mountRoutes(v1, deps, [...taskRoutes, ...projectRoutes, ...apiKeyRoutes, ...webhookRoutes, ...fileRoutes, ...memberRoutes, ...commentRoutes]);
+  mountRoutes(v1, deps, apiRoutes);
   app.use('/v1', v1);
 
   app.use(unknownRoute);

@@ -39,7 +39,7 @@ export function defineRoute<P = Empty, Q = Empty, B = Empty>(definition: RouteDe
 
 const nothing = Joi.object({});
 
-export function mountRoutes(router: Router, deps: AppDeps, routes: RouteDefinition[]): void {
+export function mountRoutes(router: Router, deps: AppDeps, routes: readonly RouteDefinition[]): void {
   for (const route of routes) {
     router[route.method](route.path, async (req, res) => {
       const tenant = requireTenant(req);

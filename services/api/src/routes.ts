@@ -1,0 +1,19 @@
+import type { RouteDefinition } from './http/route';
+import { apiKeyRoutes } from './modules/api-keys/routes';
+import { commentRoutes } from './modules/comments/routes';
+import { fileRoutes } from './modules/files/routes';
+import { memberRoutes } from './modules/members/routes';
+import { projectRoutes } from './modules/projects/routes';
+import { taskRoutes } from './modules/tasks/routes';
+import { webhookRoutes } from './modules/webhooks/routes';
+
+/** Every authenticated route under /v1: the app mounts it, and the security and fuzz suites derive their coverage from it. */
+export const apiRoutes: readonly RouteDefinition[] = [
+  ...taskRoutes,
+  ...projectRoutes,
+  ...apiKeyRoutes,
+  ...webhookRoutes,
+  ...fileRoutes,
+  ...memberRoutes,
+  ...commentRoutes,
+];
