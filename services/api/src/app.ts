@@ -2,7 +2,6 @@ import express, { Router } from 'express';
 import type { AppDeps } from './deps';
 import { authenticate } from './http/auth';
 import { errorHandler, unknownRoute } from './http/errors';
-import { idempotency } from './http/idempotency';
 import { jsonBody } from './http/json-body';
 import { dailyQuotaLimiter } from './http/rate-limit';
 import { requestId } from './http/request-id';
@@ -25,7 +24,6 @@ export function createApp(deps: AppDeps): express.Express {
   v1.use(authenticate(deps.db));
   v1.use(dailyQuotaLimiter(deps.redis, deps.config.redisPrefix, deps.logger));
   v1.use(jsonBody);
-  v1.use(idempotency(deps.redis, deps.config.redisPrefix));
   mountRoutes(v1, deps, apiRoutes);
   app.use('/v1', v1);
 

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { RequestHandler } from 'express';
+import type { Request, RequestHandler } from 'express';
 import type { Db, Mode, Plan, Role } from '@worktrack/db';
 import { ApiError } from './errors';
 import { effectivePermissions, type Permission } from './permissions';
@@ -45,23 +45,29 @@ interface KeyRow {
 
 const unauthenticated = (message: string) => new ApiError('unauthenticated', message);
 
+/** The API key a request presents, or a 401 when it presents none or a malformed one. */
+export function bearerKey(req: Request): string {
+  const header = req.get('authorization');
+  if (!header) throw unauthenticated('Missing Authorization header; send "Authorization: Bearer <API key>"');
+  const key = /^Bearer\s+(\S+)$/i.exec(header)?.[1];
+  if (!key || !API_KEY_PATTERN.test(key)) throw unauthenticated('Malformed API key');
+  return key;
+}
+
 /**
  * Resolves the bearer key to its tenant in one query. A revoked or expired key, or one whose
  * user is no longer a member, is indistinguishable from an unknown key.
  */
 export function authenticate(db: Db): RequestHandler {
   return async (req, _res, next) => {
-    const header = req.get('authorization');
-    if (!header) throw unauthenticated('Missing Authorization header; send "Authorization: Bearer <API key>"');
-    const match = /^Bearer\s+(\S+)$/i.exec(header);
-    if (!match || !API_KEY_PATTERN.test(match[1]!)) throw unauthenticated('Malformed API key');
+    const key = bearerKey(req);
     const rows = await db.$queryRaw<KeyRow[]>`
       SELECT k.id AS "keyId", k."organizationId", o.name AS "organizationName", o.plan::text AS plan,
              o."dailyQuota", k."userId", k.mode::text AS mode, k.permissions, m.role::text AS role
       FROM "ApiKey" k
       JOIN "Organization" o ON o.id = k."organizationId"
       JOIN "Membership" m ON m."organizationId" = k."organizationId" AND m."userId" = k."userId"
-      WHERE k.hash = ${hashApiKey(match[1]!)}
+      WHERE k.hash = ${hashApiKey(key)}
         AND k."revokedAt" IS NULL
         AND (k."expiresAt" IS NULL OR k."expiresAt" > now())`;
     const row = rows[0];

@@ -100,10 +100,13 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
       logger.warn({ err, requestId: req.requestId }, apiError.message);
     }
     if (res.headersSent) return;
-    res.status(apiError.status).json({
-      error: { code: apiError.code, message: apiError.message, param: apiError.param, type: apiError.type },
-    });
+    res.status(apiError.status).json(errorBody(apiError));
   };
+}
+
+/** DECISIONS §2: the one error body. */
+export function errorBody(error: ApiError) {
+  return { error: { code: error.code, message: error.message, param: error.param, type: error.type } };
 }
 
 export const unknownRoute: RequestHandler = (req, _res, next) => {

@@ -1,7 +1,8 @@
 import type { Request, Response, Router } from 'express';
 import Joi from 'joi';
 import { ApiError, forbidden } from './errors';
-import { requireTenant, type Tenant } from './auth';
+import { bearerKey, requireTenant, type Tenant } from './auth';
+import { IdempotencyStore } from './idempotency';
 import type { Permission } from './permissions';
 import { validate } from './validation';
 import type { AppDeps } from '../deps';
@@ -40,6 +41,7 @@ export function defineRoute<P = Empty, Q = Empty, B = Empty>(definition: RouteDe
 const nothing = Joi.object({});
 
 export function mountRoutes(router: Router, deps: AppDeps, routes: readonly RouteDefinition[]): void {
+  const idempotency = new IdempotencyStore(deps.redis, deps.config.redisPrefix);
   for (const route of routes) {
     router[route.method](route.path, async (req, res) => {
       const tenant = requireTenant(req);
@@ -48,13 +50,28 @@ export function mountRoutes(router: Router, deps: AppDeps, routes: readonly Rout
       }
       const params = validate(route.params ?? nothing, req.params);
       const query = validate(route.query ?? nothing, req.query);
-      if (route.multipart && !req.is('multipart/form-data')) {
-        throw new ApiError('unsupported_media_type', 'This endpoint takes multipart/form-data');
-      }
+      const multipart = Boolean(req.is('multipart/form-data'));
+      if (route.multipart && !multipart) throw new ApiError('unsupported_media_type', 'This endpoint takes multipart/form-data');
+      if (!route.multipart && multipart) throw new ApiError('unsupported_media_type', 'Request bodies must be application/json');
       const body = route.multipart ? {} : validate(route.body ?? nothing, req.body ?? {});
-      const result = await route.handler({ params, query, body, tenant, deps, req, res });
-      if (result === undefined) res.status(204).end();
-      else res.status(route.status ?? 200).json(result);
+
+      const outcome = await idempotency.run(
+        {
+          idempotencyKey: req.method === 'POST' ? req.get('idempotency-key') : undefined,
+          apiKey: bearerKey(req),
+          apiKeyId: tenant.keyId,
+          // An upload is identified by its URL alone, whatever the file's bytes.
+          signature: `${req.method} ${req.originalUrl}\n${route.multipart ? '' : JSON.stringify(body)}`,
+        },
+        async () => {
+          const result = await route.handler({ params, query, body, tenant, deps, req, res });
+          return result === undefined ? { status: 204, body: undefined } : { status: route.status ?? 200, body: result };
+        },
+      );
+      if (outcome.replayed) res.setHeader('Idempotent-Replayed', 'true');
+      res.status(outcome.status);
+      if (outcome.body === undefined) res.end();
+      else res.json(outcome.body);
     });
   }
 }
