@@ -167,6 +167,28 @@ describe('POST /v1/webhooks', () => {
     expect((await as(h.app, free.liveKey).post('/v1/webhooks', { url: HOOK_URL, events: ['*'] })).status).toBe(201);
   });
 
+  it('counts the quota per mode: test subscriptions never use up live ones', async () => {
+    const free = await createOrg(h.db, { plan: 'free' });
+    const create = (key: string) => as(h.app, key).post('/v1/webhooks', { url: HOOK_URL, events: ['*'], secret: 'whsec_known_secret' });
+    expect((await create(free.testKey)).status).toBe(201);
+    expect((await create(free.testKey)).status).toBe(201);
+    expectError(await create(free.testKey), 403, 'quota_exceeded');
+    expect((await create(free.liveKey)).status).toBe(201);
+    expect((await create(free.liveKey)).status).toBe(201);
+    expectError(await create(free.liveKey), 403, 'quota_exceeded');
+  });
+
+  it('never lets concurrent creations go past the quota', async () => {
+    for (let round = 0; round < 3; round += 1) {
+      const free = await createOrg(h.db, { plan: 'free' });
+      const answers = await Promise.all(
+        Array.from({ length: 6 }, () => as(h.app, free.liveKey).post('/v1/webhooks', { url: HOOK_URL, events: ['*'], secret: 'whsec_known_secret' })),
+      );
+      expect(answers.map((res) => res.status).sort()).toEqual([201, 201, 403, 403, 403, 403]);
+      expect(await h.db.webhook.count({ where: { organizationId: free.organization.id } })).toBe(2);
+    }
+  });
+
   it('lets an enterprise organization go well past the other plans’ small limits', async () => {
     const enterprise = await createOrg(h.db, { plan: 'enterprise' });
     for (let i = 0; i < 5; i += 1) await subscribe(enterprise);

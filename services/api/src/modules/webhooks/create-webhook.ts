@@ -15,7 +15,7 @@ export const createWebhook = defineRoute({
     await assertDeliverableUrl(body.url, deps.config.webhookAllowedHosts);
     const secret = body.secret ?? generateSecret();
     const webhook = await deps.db.$transaction(async (tx) => {
-      await assertSubscriptionQuota(tx, tenant.organizationId, tenant.plan);
+      await assertSubscriptionQuota(tx, tenant, tenant.plan);
       return tx.webhook.create({
         data: scoped(tenant, { id: newId('webhook'), url: body.url, events: body.events, description: body.description ?? null, secret }),
       });

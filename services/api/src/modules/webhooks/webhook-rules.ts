@@ -3,7 +3,7 @@ import { scoped, type Plan, type Scope, type Tx, type Webhook } from '@worktrack
 import { checkWebhookUrl } from '@worktrack/webhooks';
 import { ApiError, invalid, notFound } from '../../http/errors';
 
-/** SPEC Limits: subscriptions per organization; Enterprise has no limit. */
+/** SPEC Limits: subscriptions per organization and mode (test subscriptions never use up live ones); Enterprise has no limit. */
 const PLAN_SUBSCRIPTIONS: Record<Plan, number> = { free: 2, pro: 50, enterprise: Number.POSITIVE_INFINITY };
 
 export async function assertDeliverableUrl(url: string, allowedHosts: string[]): Promise<void> {
@@ -11,12 +11,12 @@ export async function assertDeliverableUrl(url: string, allowedHosts: string[]):
   if (!check.ok) throw invalid('url', check.message);
 }
 
-/** Serializes creations per organization so two concurrent requests cannot both take the last slot. */
-export async function assertSubscriptionQuota(tx: Tx, organizationId: string, plan: Plan): Promise<void> {
-  await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtext(${`webhooks:${organizationId}`}))`;
-  const count = await tx.webhook.count({ where: { organizationId } });
+/** Serializes creations per organization and mode so two concurrent requests cannot both take the last slot. */
+export async function assertSubscriptionQuota(tx: Tx, scope: Scope, plan: Plan): Promise<void> {
+  await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtext(${`webhooks:${scope.organizationId}:${scope.mode}`}))`;
+  const count = await tx.webhook.count({ where: scoped(scope, {}) });
   if (count >= PLAN_SUBSCRIPTIONS[plan]) {
-    throw new ApiError('quota_exceeded', `The ${plan} plan allows ${PLAN_SUBSCRIPTIONS[plan]} webhook subscriptions`);
+    throw new ApiError('quota_exceeded', `The ${plan} plan allows ${PLAN_SUBSCRIPTIONS[plan]} webhook subscriptions in ${scope.mode} mode`);
   }
 }
 
