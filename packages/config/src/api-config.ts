@@ -16,6 +16,10 @@ export interface ApiConfig extends CommonSettings {
   port: number;
   publicBaseUrl: string;
   maxUploadBytes: number;
+  /** Unknown API keys one client address may present per minute before it gets 429s. */
+  authFailuresPerMinute: number;
+  /** Express's `trust proxy`: which proxies' X-Forwarded-For names the client address. */
+  trustProxy: boolean | number | string;
   s3: S3Settings;
   /** Set when no S3_ENDPOINT is given: `pnpm start` then runs this embedded store and `s3` points at it. */
   s3Embedded: { port: number; directory: string } | null;
@@ -30,6 +34,8 @@ const schema = Joi.object({
   PORT: Joi.number().port().default(3000),
   PUBLIC_BASE_URL: Joi.string().uri().default('http://127.0.0.1:3000'),
   MAX_UPLOAD_BYTES: Joi.number().integer().min(1).default(26_214_400),
+  AUTH_FAILURES_PER_MINUTE: Joi.number().integer().min(1).default(100),
+  TRUST_PROXY: Joi.alternatives(Joi.boolean(), Joi.number().integer().min(0), Joi.string()).default(false),
   S3_ENDPOINT: Joi.string().uri(),
   S3_PUBLIC_ENDPOINT: Joi.string().uri(),
   S3_REGION: Joi.string().default('us-east-1'),
@@ -49,6 +55,8 @@ export function loadApiConfig(env: NodeJS.ProcessEnv = process.env): ApiConfig {
     port: e.PORT,
     publicBaseUrl: e.PUBLIC_BASE_URL,
     maxUploadBytes: e.MAX_UPLOAD_BYTES,
+    authFailuresPerMinute: e.AUTH_FAILURES_PER_MINUTE,
+    trustProxy: e.TRUST_PROXY,
     s3: s3Settings(e),
     s3Embedded: e.S3_ENDPOINT ? null : { port: e.S3_EMBEDDED_PORT, directory: e.S3_EMBEDDED_DIR },
   };

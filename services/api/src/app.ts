@@ -1,6 +1,7 @@
 import express, { Router } from 'express';
 import type { AppDeps } from './deps';
 import { authenticate } from './http/auth';
+import { FailedAuthThrottle } from './http/auth-throttle';
 import { errorHandler, unknownRoute } from './http/errors';
 import { jsonBody } from './http/json-body';
 import { dailyQuotaLimiter } from './http/rate-limit';
@@ -16,12 +17,13 @@ export function createApp(deps: AppDeps): express.Express {
   app.disable('x-powered-by');
   app.set('etag', false);
   app.set('query parser', 'simple');
+  app.set('trust proxy', deps.config.trustProxy);
   app.use(requestId);
   app.use(healthRoutes(deps));
   app.use(acceptInvitationRoute(deps));
 
   const v1 = Router();
-  v1.use(authenticate(deps.db));
+  v1.use(authenticate(deps.db, new FailedAuthThrottle(deps.config.authFailuresPerMinute)));
   v1.use(dailyQuotaLimiter(deps.redis, deps.config.redisPrefix, deps.logger));
   v1.use(jsonBody);
   mountRoutes(v1, deps, apiRoutes);

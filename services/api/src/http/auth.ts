@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Request, RequestHandler } from 'express';
 import type { Db, Mode, Plan, Role } from '@worktrack/db';
+import type { FailedAuthThrottle } from './auth-throttle';
 import { ApiError } from './errors';
 import { effectivePermissions, type Permission } from './permissions';
 
@@ -58,9 +59,15 @@ export function bearerKey(req: Request): string {
  * Resolves the bearer key to its tenant in one query. A revoked or expired key, or one whose
  * user is no longer a member, is indistinguishable from an unknown key.
  */
-export function authenticate(db: Db): RequestHandler {
-  return async (req, _res, next) => {
+export function authenticate(db: Db, throttle: FailedAuthThrottle): RequestHandler {
+  return async (req, res, next) => {
     const key = bearerKey(req);
+    const address = req.ip ?? 'unknown';
+    const retryAfter = throttle.retryAfterSeconds(address);
+    if (retryAfter > 0) {
+      res.setHeader('Retry-After', String(retryAfter));
+      throw new ApiError('rate_limited', 'Too many unknown API keys from this address; retry later');
+    }
     const rows = await db.$queryRaw<KeyRow[]>`
       SELECT k.id AS "keyId", k."organizationId", o.name AS "organizationName", o.plan::text AS plan,
              o."dailyQuota", k."userId", k.mode::text AS mode, k.permissions, m.role::text AS role
@@ -71,7 +78,10 @@ export function authenticate(db: Db): RequestHandler {
         AND k."revokedAt" IS NULL
         AND (k."expiresAt" IS NULL OR k."expiresAt" > now())`;
     const row = rows[0];
-    if (!row) throw unauthenticated('Invalid API key');
+    if (!row) {
+      throttle.recordFailure(address);
+      throw unauthenticated('Invalid API key');
+    }
     req.tenant = { ...row, permissions: effectivePermissions(row.permissions, row.role, row.mode) };
     next();
   };
