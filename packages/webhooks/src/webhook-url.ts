@@ -1,5 +1,5 @@
 import { isIP } from 'node:net';
-import { isBlockedAddress, stripBrackets, systemResolveHost, type ResolveHost } from './address-guard';
+import { isBlockedAddress, NOT_PUBLIC_MESSAGE, stripBrackets, systemResolveHost, type ResolveHost } from './address-guard';
 
 export type UrlRejectionReason =
   | 'invalid_url'
@@ -79,12 +79,16 @@ export function parseWebhookUrl(raw: string, allowlist: HostAllowlist): ParsedWe
   const host = stripBrackets(url.hostname); // URL has lower-cased it and made IPs canonical
   const allowlisted = allowlist.has(host);
   if (url.protocol === 'http:' && !allowlisted) {
-    return { ok: false, reason: 'insecure_protocol', message: 'URL must use https' };
+    return {
+      ok: false,
+      reason: 'insecure_protocol',
+      message: 'URL must use https; set WEBHOOK_ALLOWED_HOSTS to allow an http receiver in development',
+    };
   }
 
   const ip = isIP(host) ? host : null;
   if (ip !== null && !allowlisted && isBlockedAddress(ip)) {
-    return { ok: false, reason: 'blocked_address', message: `${ip} is not a public address` };
+    return { ok: false, reason: 'blocked_address', message: NOT_PUBLIC_MESSAGE };
   }
   return { ok: true, url, host, allowlisted, ip };
 }
@@ -110,13 +114,8 @@ export async function checkWebhookUrl(raw: string, options: CheckWebhookUrlOptio
   if (addresses.length === 0) {
     return { ok: false, reason: 'dns_failure', message: `${parsed.host} has no addresses` };
   }
-  const blocked = addresses.find((entry) => isBlockedAddress(entry.address));
-  if (blocked) {
-    return {
-      ok: false,
-      reason: 'blocked_address',
-      message: `${parsed.host} resolves to ${blocked.address}, a non-public address`,
-    };
+  if (addresses.some((entry) => isBlockedAddress(entry.address))) {
+    return { ok: false, reason: 'blocked_address', message: NOT_PUBLIC_MESSAGE };
   }
   return { ok: true };
 }

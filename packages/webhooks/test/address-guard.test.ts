@@ -1,5 +1,8 @@
 import { checkWebhookUrl, isBlockedAddress, type ResolveHost } from '../src/index';
 
+/** An IPv4 address, or anything with an IPv6 group separator. */
+const IP_ADDRESS = /\d+\.\d+\.\d+\.\d+|[0-9a-f]*::?[0-9a-f]+/i;
+
 describe('isBlockedAddress', () => {
   it.each([
     ['10.0.0.1', 'private 10/8'],
@@ -135,7 +138,31 @@ describe('checkWebhookUrl', () => {
       ...none,
       resolve: resolveTo('93.184.216.34', '10.0.0.7'),
     });
-    expect(result).toEqual({ ok: false, reason: 'blocked_address', message: expect.stringContaining('10.0.0.7') });
+    expect(result).toEqual({ ok: false, reason: 'blocked_address', message: expect.any(String) });
+  });
+
+  it('never says what a refused name resolves to, and names the setting that allows a local receiver', async () => {
+    const refusals = await Promise.all([
+      checkWebhookUrl('https://internal.example/in', { ...none, resolve: resolveTo('10.0.0.7') }),
+      checkWebhookUrl('https://internal6.example/in', { ...none, resolve: resolveTo('fd00::7') }),
+      checkWebhookUrl('https://localhost/hook', none),
+      checkWebhookUrl('https://10.0.0.5/hook', none),
+    ]);
+    for (const result of refusals) {
+      expect(result).toMatchObject({ ok: false, reason: 'blocked_address' });
+      const { message } = result as { message: string };
+      expect(message).toContain('not a public address');
+      expect(message).toContain('WEBHOOK_ALLOWED_HOSTS');
+      expect(message).not.toMatch(IP_ADDRESS);
+    }
+  });
+
+  it('names the setting that allows an http receiver', async () => {
+    await expect(checkWebhookUrl('http://127.0.0.1:8080/hook', none)).resolves.toEqual({
+      ok: false,
+      reason: 'insecure_protocol',
+      message: expect.stringContaining('WEBHOOK_ALLOWED_HOSTS'),
+    });
   });
 
   it('reports DNS failures', async () => {
