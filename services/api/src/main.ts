@@ -4,6 +4,7 @@ import { createDb } from '@worktrack/db';
 import { createRedisConnection, JobScheduler } from '@worktrack/queue';
 import { createObjectStore } from '@worktrack/storage';
 import { createApp } from './app';
+import { createApiServer } from './server';
 
 async function main(): Promise<void> {
   loadDotEnv();
@@ -18,7 +19,7 @@ async function main(): Promise<void> {
   await store.ensureBucket().catch((err: unknown) => logger.warn({ err }, 'object store unreachable at boot; file endpoints answer 503 until it is'));
 
   const app = createApp({ config, db, redis, jobs, logger, store });
-  const server = app.listen(config.port, config.host);
+  const server = createApiServer(app).listen(config.port, config.host);
   await once(server, 'listening');
   logger.info({ url: `http://${config.host}:${config.port}` }, 'api listening');
 

@@ -11,6 +11,7 @@ export type ErrorCode =
   | 'conflict'
   | 'payload_too_large'
   | 'unsupported_media_type'
+  | 'headers_too_large'
   | 'rate_limited'
   | 'internal_error'
   | 'unavailable';
@@ -26,6 +27,8 @@ const CODES: Record<ErrorCode, { status: number; type: string }> = {
   conflict: { status: 409, type: 'conflict_error' },
   payload_too_large: { status: 413, type: 'validation_error' },
   unsupported_media_type: { status: 415, type: 'validation_error' },
+  // Not in DECISIONS §2: Node's HTTP parser refuses a request line and headers over 16 KB before Express sees them.
+  headers_too_large: { status: 431, type: 'validation_error' },
   rate_limited: { status: 429, type: 'rate_limit_error' },
   internal_error: { status: 500, type: 'api_error' },
   unavailable: { status: 503, type: 'api_error' },
@@ -53,20 +56,34 @@ export const conflict = (message: string, param: string | null = null) => new Ap
 export const forbidden = (message: string, param: string | null = null) => new ApiError('forbidden', message, param);
 export const unavailable = (message: string) => new ApiError('unavailable', message);
 
-/** Errors from Postgres, Redis or the object store that mean "a dependency is down", not "a bug". */
-function isDependencyOutage(err: unknown): boolean {
-  if (!(err instanceof Error)) return false;
-  const e = err as Error & { code?: unknown; name: string; cause?: unknown };
-  if (e.name === 'StorageUnavailableError' || e.name === 'MaxRetriesPerRequestError') return true;
-  if (e.name === 'PrismaClientInitializationError') return true;
-  if (typeof e.code === 'string' && ['P1001', 'P1002', 'P1017', 'ECONNREFUSED', 'ETIMEDOUT', 'ECONNRESET'].includes(e.code)) return true;
-  if (/enableOfflineQueue|Connection is closed|ECONNREFUSED|Can't reach database|connection terminated|timeout exceeded when trying to connect/i.test(e.message))
-    return true;
-  return e.cause !== undefined && isDependencyOutage(e.cause);
+const OUTAGE_NAMES = new Set(['StorageUnavailableError', 'MaxRetriesPerRequestError', 'PrismaClientInitializationError']);
+/** Prisma's codes for an unreachable database, a closed connection, a socket timeout, too many connections; Node's socket errors. */
+const OUTAGE_CODES = new Set(['P1001', 'P1002', 'P1008', 'P1017', 'P2037', 'ECONNREFUSED', 'ETIMEDOUT', 'ECONNRESET']);
+/** Postgres SQLSTATEs: connection exceptions, a server shutting down or starting up, too many connections. */
+const POSTGRES_OUTAGE = /^(?:08[0-9A-Z]{3}|57P0[123]|53300)$/;
+const OUTAGE_MESSAGE =
+  /enableOfflineQueue|Connection is closed|ECONNREFUSED|Can't reach database|connection terminated|not queryable|timeout exceeded when trying to connect/i;
+
+/**
+ * Errors from Postgres, Redis or the object store that mean "a dependency is down", not "a bug".
+ * Prisma reports a Postgres error of a raw query as P2010 and of another query as P2039, keeping
+ * the driver adapter's error, whose cause holds the SQLSTATE, in meta.driverAdapterError.
+ */
+function isDependencyOutage(err: unknown, depth = 0): boolean {
+  if (typeof err !== 'object' || err === null || depth > 5) return false;
+  const e = err as { name?: unknown; code?: unknown; originalCode?: unknown; message?: unknown; cause?: unknown; meta?: { driverAdapterError?: unknown } };
+  if (OUTAGE_NAMES.has(String(e.name)) || OUTAGE_CODES.has(String(e.code))) return true;
+  if ([e.code, e.originalCode].some((code) => typeof code === 'string' && POSTGRES_OUTAGE.test(code))) return true;
+  if (typeof e.message === 'string' && OUTAGE_MESSAGE.test(e.message)) return true;
+  return isDependencyOutage(e.cause, depth + 1) || isDependencyOutage(e.meta?.driverAdapterError, depth + 1);
 }
 
-/** Errors raised by express's body parser, mapped by their `type`. */
-function fromBodyParser(err: { type?: string; status?: number }): ApiError | null {
+/**
+ * Errors raised by express's router and body parser: by their `type`, else any other the body
+ * parser marks as the client's (a compressed body that does not decompress, a body shorter than
+ * its Content-Length), and the router's undecodable %-escape in a path.
+ */
+function fromExpress(err: { type?: unknown; status?: unknown; name?: unknown }): ApiError | null {
   switch (err.type) {
     case 'entity.parse.failed':
       return new ApiError('invalid_json', 'The request body is not valid JSON');
@@ -75,15 +92,16 @@ function fromBodyParser(err: { type?: string; status?: number }): ApiError | nul
     case 'encoding.unsupported':
     case 'charset.unsupported':
       return new ApiError('unsupported_media_type', 'Unsupported body encoding or charset');
-    default:
-      return null;
   }
+  if (err.name === 'URIError') return invalid(null, 'The request path contains a malformed %-escape');
+  if (err.status === 400) return new ApiError('invalid_json', 'The request body could not be read: it is corrupt, truncated or not in its Content-Encoding');
+  return null;
 }
 
 export function toApiError(err: unknown): ApiError | null {
   if (err instanceof ApiError) return err;
   if (typeof err === 'object' && err !== null) {
-    const parsed = fromBodyParser(err as { type?: string });
+    const parsed = fromExpress(err);
     if (parsed) return parsed;
   }
   if (isDependencyOutage(err)) return unavailable('A backing service is unavailable; retry later');

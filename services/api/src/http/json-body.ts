@@ -17,7 +17,8 @@ export const jsonBody: RequestHandler = (req, res, next) => {
     return next();
   }
   if (req.is('multipart/form-data')) return next();
-  if (!req.is('application/json') && !req.is('+json')) {
+  // Only what express.json parses: an application/*+json body would be left unread, as if empty.
+  if (!req.is('application/json')) {
     return next(new ApiError('unsupported_media_type', 'Request bodies must be application/json'));
   }
   parseJson(req, res, next);

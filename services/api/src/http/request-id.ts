@@ -12,10 +12,12 @@ declare global {
 
 const acceptable = /^[\w.-]{1,128}$/;
 
+export const newRequestId = () => `req_${ulid()}`;
+
 /** Echoes a caller's X-Request-Id when it is sane, otherwise assigns one; every response carries it. */
 export const requestId: RequestHandler = (req, res, next) => {
   const incoming = req.get('x-request-id');
-  req.requestId = incoming && acceptable.test(incoming) ? incoming : `req_${ulid()}`;
+  req.requestId = incoming && acceptable.test(incoming) ? incoming : newRequestId();
   res.setHeader('X-Request-Id', req.requestId);
   next();
 };
