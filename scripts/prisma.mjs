@@ -19,21 +19,22 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { PrismaPg } from '@prisma/adapter-pg';
+import { bindMigrationAwareSqlAdapterFactory } from '@prisma/driver-adapter-utils';
 import * as wasmBindings from '@prisma/schema-engine-wasm/schema_engine_bg';
 import pg from 'pg';
 
 const root = path.resolve(import.meta.dirname, '..');
+// Like the services, every command reads .env from the working directory (real variables win).
+if (existsSync('.env')) process.loadEnvFile('.env');
 const { default: config } = await import(pathToFileURL(path.join(root, 'prisma.config.mts')).href);
 const schemaPath = path.resolve(root, config.schema);
 const migrationsDir = path.resolve(root, config.migrations.path);
 const databaseUrl = config.datasource.url;
 
-const prismaDir = path.dirname(createRequire(import.meta.url).resolve('prisma/package.json'));
-// The adapter belongs to packages/db: resolve it, and the binder it ships with, from there.
-const adapterPgPath = createRequire(path.join(root, 'packages/db/package.json')).resolve('@prisma/adapter-pg');
-const { PrismaPg } = await import(adapterPgPath);
-const adapterUtilsPath = createRequire(adapterPgPath).resolve('@prisma/driver-adapter-utils');
-const { bindMigrationAwareSqlAdapterFactory } = await import(adapterUtilsPath);
+// The production image has no Prisma CLI: it carries the engine's WebAssembly file alone and names it.
+const prismaDir = () => path.dirname(createRequire(import.meta.url).resolve('prisma/package.json'));
+const engineWasmPath = () => process.env.PRISMA_SCHEMA_ENGINE_WASM ?? path.join(prismaDir(), 'build/schema_engine_bg.wasm');
 
 const NO_FILTERS = { externalTables: [], externalEnums: [] };
 const MAINTENANCE_DATABASE = 'postgres';
@@ -48,7 +49,7 @@ provider = "postgresql"
 function generate(...args) {
   const stub = path.join(root, 'scripts/schema-engine-stub');
   const env = { ...process.env, PRISMA_SCHEMA_ENGINE_BINARY: process.env.PRISMA_SCHEMA_ENGINE_BINARY ?? stub };
-  const cli = path.join(prismaDir, 'build/index.js');
+  const cli = path.join(prismaDir(), 'build/index.js');
   const { status, error } = spawnSync(process.execPath, [cli, 'generate', ...args], { cwd: root, env, stdio: 'inherit' });
   if (error) throw error;
   return status ?? 1;
@@ -56,6 +57,8 @@ function generate(...args) {
 
 async function deploy() {
   const name = databaseName(databaseUrl);
+  const { host } = new URL(databaseUrl);
+  console.log(`Migrating database "${name}" at ${host} (DATABASE_URL).`);
   if (await createDatabaseIfMissing(databaseUrl)) console.log(`Created database "${name}".`);
   const migrationsList = readMigrations();
   const applied = await withEngine(databaseUrl, async (engine) => {
@@ -149,7 +152,7 @@ function readScript(dir) {
 // ---- the WebAssembly schema engine and its adapter ----
 
 async function withEngine(url, work) {
-  const wasm = new WebAssembly.Module(readFileSync(path.join(prismaDir, 'build/schema_engine_bg.wasm')));
+  const wasm = new WebAssembly.Module(readFileSync(engineWasmPath()));
   const instance = new WebAssembly.Instance(wasm, { './schema_engine_bg.js': wasmBindings });
   wasmBindings.__wbg_set_wasm(instance.exports);
   instance.exports.__wbindgen_start();

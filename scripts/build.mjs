@@ -1,0 +1,35 @@
+// `pnpm build`: bundles each entry point with everything it imports into dist/, so the production
+// image runs plain JavaScript with no node_modules, no dev dependencies and no TypeScript runtime.
+// The migrate command also needs Prisma's schema engine, a WebAssembly file it reads at run time:
+// it is copied beside the bundles and named by PRISMA_SCHEMA_ENGINE_WASM.
+import { copyFileSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { build } from 'esbuild';
+
+const root = path.resolve(import.meta.dirname, '..');
+const outdir = path.join(root, 'dist');
+const common = { absWorkingDir: root, outdir, bundle: true, platform: 'node', target: 'node24', logLevel: 'warning', external: ['pg-native'] };
+
+rmSync(outdir, { recursive: true, force: true });
+await build({
+  ...common,
+  entryPoints: [
+    { in: 'services/api/src/main.ts', out: 'api' },
+    { in: 'services/worker/src/main.ts', out: 'worker' },
+    { in: 'services/api/src/cli.ts', out: 'cli' },
+  ],
+  format: 'cjs',
+});
+await build({
+  ...common,
+  entryPoints: [{ in: 'scripts/prisma.mjs', out: 'migrate' }],
+  outExtension: { '.js': '.mjs' },
+  format: 'esm',
+  // CommonJS dependencies bundled into an ES module still call require() for Node's built-ins.
+  banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" },
+});
+
+const prismaDir = path.dirname(createRequire(import.meta.url).resolve('prisma/package.json'));
+copyFileSync(path.join(prismaDir, 'build/schema_engine_bg.wasm'), path.join(outdir, 'schema_engine_bg.wasm'));
+console.log('built dist/api.js, dist/worker.js, dist/cli.js, dist/migrate.mjs and dist/schema_engine_bg.wasm');
