@@ -16,10 +16,12 @@ export async function freePort(): Promise<number> {
 
 /** Runs a TypeScript entry point of the repository the way the package scripts do. */
 export function runEntry(entry: string, args: string[], env: NodeJS.ProcessEnv): ChildProcess & { output: () => string } {
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(repoRoot, entry), ...args], {
-    cwd: repoRoot,
-    env: { ...process.env, LOG_LEVEL: 'warn', ...env },
-  });
+  return spawnLogged(['node', '--import', 'tsx', path.join(repoRoot, entry), ...args], { cwd: repoRoot, env: { ...process.env, LOG_LEVEL: 'warn', ...env } });
+}
+
+/** Runs a command (`node` is this Node) and keeps what it prints. */
+export function spawnLogged([program, ...args]: string[], options: { cwd: string; env: NodeJS.ProcessEnv }): ChildProcess & { output: () => string } {
+  const child = spawn(program === 'node' ? process.execPath : program!, args, options);
   let output = '';
   child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));

@@ -28,7 +28,8 @@ export interface ApiConfig extends CommonSettings {
 /** s3rver's built-in credentials; the embedded store listens on 127.0.0.1 only. */
 const EMBEDDED_CREDENTIALS = { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' };
 
-const schema = Joi.object({
+/** Every setting of the API, with its default. */
+export const apiEnvSchema = Joi.object({
   ...commonEnv,
   HOST: Joi.string().default('127.0.0.1'),
   PORT: Joi.number().port().default(3000),
@@ -48,7 +49,7 @@ const schema = Joi.object({
 });
 
 export function loadApiConfig(env: NodeJS.ProcessEnv = process.env): ApiConfig {
-  const e = parseEnv<Record<string, any>>(schema, env);
+  const e = parseEnv<Record<string, any>>(apiEnvSchema, env);
   return {
     ...commonSettings(e),
     host: e.HOST,

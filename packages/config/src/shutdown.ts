@@ -16,7 +16,9 @@ export function onParentExit(callback: () => void, intervalMs = 500): void {
  * On SIGTERM or SIGINT (or the parent's exit): run the drain, then exit 0; if it has not finished
  * within the deadline, exit 1 anyway so an orchestrator never waits forever.
  */
-export function onShutdown(logger: Logger, drain: () => Promise<void>, deadlineMs = 15_000): void {
+export const SHUTDOWN_DEADLINE_MS = 15_000;
+
+export function onShutdown(logger: Logger, drain: () => Promise<void>, deadlineMs = SHUTDOWN_DEADLINE_MS): void {
   let stopping = false;
   const stop = (reason: string) => {
     if (stopping) return;
