@@ -4,3 +4,4 @@ export { loadWorkerConfig, type WorkerConfig } from './worker-config';
 export { createLogger, type Logger } from './logger';
 export { onParentExit, onShutdown, SHUTDOWN_DEADLINE_MS } from './shutdown';
 export { unreadyDependencies } from './readiness';
+export { describeStartupError } from './startup-errors';

@@ -1,59 +1,41 @@
-import { parseArgs } from 'node:util';
-import { loadApiConfig, loadDotEnv } from '@worktrack/config';
-import { createDb, Plan } from '@worktrack/db';
-import { bootstrapOrganization } from './modules/organizations/bootstrap-organization';
+import { describeStartupError, loadApiConfig, loadDotEnv } from '@worktrack/config';
+import { createDb, type Db } from '@worktrack/db';
+import { bootstrap, bootstrapUsage } from './cli/bootstrap';
+import { keysCreate, keysCreateUsage } from './cli/keys-create';
+import { orgsList, orgsListUsage } from './cli/orgs-list';
+import { UsageError } from './cli/usage-error';
 
-const usage = `Usage:
-  pnpm cli bootstrap --org NAME --email EMAIL [--plan free|pro|enterprise] [--daily-quota N] [--json]
-    Creates an organization, its admin user, and a live and a test API key with all permissions.`;
+const commands: Record<string, (db: Db, argv: string[]) => Promise<void>> = {
+  bootstrap,
+  'orgs list': orgsList,
+  'keys create': keysCreate,
+};
 
-async function bootstrap(argv: string[]): Promise<void> {
-  const { values } = parseArgs({
-    args: argv,
-    options: {
-      org: { type: 'string' },
-      email: { type: 'string' },
-      plan: { type: 'string', default: 'free' },
-      'daily-quota': { type: 'string' },
-      json: { type: 'boolean', default: false },
-    },
-  });
-  if (!values.org || !values.email) throw new Error(`--org and --email are required\n${usage}`);
-  if (!(values.plan! in Plan)) throw new Error(`--plan must be one of ${Object.keys(Plan).join(', ')}`);
-  const dailyQuota = values['daily-quota'] === undefined ? null : Number(values['daily-quota']);
-  if (dailyQuota !== null && !(Number.isInteger(dailyQuota) && dailyQuota > 0)) throw new Error('--daily-quota must be a positive integer');
+const usage = `Usage:\n  ${[bootstrapUsage, orgsListUsage, keysCreateUsage].join('\n  ')}`;
 
-  const db = createDb(loadApiConfig().databaseUrl, { poolSize: 1 });
+async function main(): Promise<void> {
+  loadDotEnv();
+  const argv = process.argv.slice(2);
+  const name = Object.keys(commands).find((command) => command.split(' ').every((word, i) => argv[i] === word));
+  if (!name) {
+    console.error(usage);
+    process.exitCode = 2;
+    return;
+  }
+  const config = loadApiConfig();
+  const db = createDb(config.databaseUrl, { poolSize: 1 });
   try {
-    const result = await bootstrapOrganization(db, {
-      name: values.org,
-      email: values.email,
-      plan: values.plan as Plan,
-      dailyQuota,
-    });
-    if (values.json) {
-      console.log(JSON.stringify(result));
-    } else {
-      console.log(`Organization ${result.organization.id} (${result.organization.name}, ${result.organization.plan})`);
-      console.log(`Admin user   ${result.user.id} <${result.user.email}>`);
-      console.log(`Live key     ${result.liveKey}`);
-      console.log(`Test key     ${result.testKey}`);
-      console.log('Keys are shown once; store them now.');
-    }
+    await commands[name]!(db, argv.slice(name.split(' ').length));
   } finally {
     await db.$disconnect();
   }
 }
 
-async function main(): Promise<void> {
-  loadDotEnv();
-  const [command, ...rest] = process.argv.slice(2);
-  if (command === 'bootstrap') return bootstrap(rest);
-  console.error(usage);
-  process.exitCode = 2;
-}
-
 main().catch((err: unknown) => {
-  console.error(err instanceof Error ? err.message : err);
+  if (err instanceof UsageError) {
+    console.error(err.usage ? `${err.message}\nUsage: ${err.usage}` : err.message);
+    process.exit(2);
+  }
+  console.error(describeStartupError(err, { databaseUrl: process.env.DATABASE_URL ?? loadApiConfig().databaseUrl }));
   process.exit(1);
 });

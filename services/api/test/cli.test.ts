@@ -1,0 +1,59 @@
+import { exitCode, runEntry } from '../../../test/support/processes';
+import { as, createHarness, type Harness } from './support/harness';
+
+let h: Harness;
+beforeAll(() => {
+  h = createHarness();
+});
+afterAll(() => h.close());
+
+async function cli(...args: string[]): Promise<{ code: number | null; output: string }> {
+  const child = runEntry('services/api/src/cli.ts', args, {});
+  const code = await exitCode(child);
+  return { code, output: child.output() };
+}
+
+const unique = () => `${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}`;
+
+describe('pnpm cli', () => {
+  it('bootstraps an organization, refuses a second of the same name (in any case) and an invalid email', async () => {
+    const name = `Acme ${unique()}`;
+    const first = await cli('bootstrap', '--org', name, '--email', `ops-${unique()}@example.com`, '--json');
+    expect(first.code).toBe(0);
+    expect(JSON.parse(first.output).organization.name).toBe(name);
+
+    const duplicate = await cli('bootstrap', '--org', name.toUpperCase(), '--email', `ops-${unique()}@example.com`);
+    expect(duplicate.code).toBe(2);
+    expect(duplicate.output).toContain(`An organization named "${name}" already exists`);
+    expect(duplicate.output).not.toMatch(/\n\s+at /);
+
+    const invalid = await cli('bootstrap', '--org', `Other ${unique()}`, '--email', 'not-an-email');
+    expect(invalid.code).toBe(2);
+    expect(invalid.output).toContain('--email not-an-email is not an email address');
+  }, 30_000);
+
+  it('lists organizations and creates a key for a member that works with the permissions asked for', async () => {
+    const email = `ops-${unique()}@example.com`;
+    const { organization } = JSON.parse((await cli('bootstrap', '--org', `Keys ${unique()}`, '--email', email, '--json')).output);
+    const listed = await cli('orgs', 'list', '--json');
+    expect(listed.code).toBe(0);
+    expect(JSON.parse(listed.output)).toContainEqual(expect.objectContaining({ id: organization.id, plan: 'free', members: 1 }));
+
+    const created = await cli('keys', 'create', '--org', organization.id, '--email', email, '--permissions', 'tasks:read', '--json');
+    expect(created.code).toBe(0);
+    const { key, permissions } = JSON.parse(created.output);
+    expect(permissions).toEqual(['tasks:read']);
+    expect((await as(h.app, key).get('/v1/tasks')).status).toBe(200);
+    expect((await as(h.app, key).get('/v1/projects')).status).toBe(403);
+
+    const stranger = await cli('keys', 'create', '--org', organization.id, '--email', 'nobody@example.com');
+    expect(stranger.code).toBe(2);
+    expect(stranger.output).toContain('nobody@example.com is not a member of organization');
+  }, 30_000);
+
+  it('names DATABASE_URL in one line when the database cannot be reached', async () => {
+    const child = runEntry('services/api/src/cli.ts', ['orgs', 'list'], { DATABASE_URL: 'postgresql://postgres:secret@127.0.0.1:1/worktrack' });
+    expect(await exitCode(child)).toBe(1);
+    expect(child.output().trim()).toBe('Cannot reach the database at 127.0.0.1:1/worktrack. Check DATABASE_URL and that PostgreSQL is running.');
+  });
+});
