@@ -12,7 +12,7 @@ export interface WorkerConfig extends CommonSettings {
   lockDurationMs: number;
 }
 
-const schema = Joi.object({
+export const workerEnvSchema = Joi.object({
   ...commonEnv,
   WORKER_CONCURRENCY: Joi.number().integer().min(1).max(1000).default(50),
   WEBHOOK_RETRY_DELAYS_MS: delayList.default('60000,300000,900000,3600000,10800000,21600000'),
@@ -25,7 +25,7 @@ const schema = Joi.object({
 });
 
 export function loadWorkerConfig(env: NodeJS.ProcessEnv = process.env): WorkerConfig {
-  const e = parseEnv<Record<string, any>>(schema, env);
+  const e = parseEnv<Record<string, any>>(workerEnvSchema, env);
   return {
     ...commonSettings(e),
     concurrency: e.WORKER_CONCURRENCY,
