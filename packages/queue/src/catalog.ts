@@ -4,13 +4,21 @@ import type { JobsOptions } from 'bullmq';
 /**
  * The one job catalog shared by producer (API, sweep) and consumer (worker): queue names,
  * job names, payload schemas and options. Job ids are the domain ids, so a republish of the
- * same event or delivery never creates a second job while the first is retained.
+ * same event or delivery never creates a second job while the first is queued or retained; once
+ * the job is gone, the handlers' checks in Postgres make the new one do nothing.
  */
 export const QUEUE_NAMES = { events: 'events', deliveries: 'deliveries' } as const;
 
+/**
+ * How many finished jobs Redis keeps per queue. By count, not for a time: Postgres records every
+ * delivery, so Redis only shows recent work, and stays bounded at any throughput. Failed jobs, the
+ * evidence of what went wrong, are kept longer and never removed outright.
+ */
+export const RETENTION = { completed: 1_000, failed: 5_000 } as const;
+
 const retention: Pick<JobsOptions, 'removeOnComplete' | 'removeOnFail'> = {
-  removeOnComplete: { age: 24 * 3600, count: 50_000 },
-  removeOnFail: { age: 7 * 24 * 3600 },
+  removeOnComplete: { count: RETENTION.completed },
+  removeOnFail: { count: RETENTION.failed },
 };
 
 export interface DispatchEventPayload {

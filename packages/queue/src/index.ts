@@ -1,3 +1,3 @@
 export { createRedisConnection } from './connection';
-export { QUEUE_NAMES, jobs, validatePayload, type DeliverWebhookPayload, type DispatchEventPayload } from './catalog';
+export { QUEUE_NAMES, RETENTION, jobs, validatePayload, type DeliverWebhookPayload, type DispatchEventPayload } from './catalog';
 export { JobScheduler } from './job-scheduler';
