@@ -1,7 +1,7 @@
 import { verify as verifyGitHubStyle } from '@octokit/webhooks-methods';
 import { Webhook as StandardWebhook } from 'standardwebhooks';
 import { as, createHarness, createOrg, waitFor, type Harness, type TestOrg } from '../../api/test/support/harness';
-import { startReceiver } from './support/receiver';
+import { startReceiver, type Received } from './support/receiver';
 import { startTestWorker } from './support/worker-harness';
 
 let h: Harness;
@@ -61,6 +61,22 @@ describe('webhook delivery', () => {
     expect(await verifyGitHubStyle('another secret', body, headers['x-service-signature'] as string)).toBe(false);
     const standard = new StandardWebhook(`whsec_${Buffer.from(secret).toString('base64')}`);
     expect(standard.verify(body, headers as Record<string, string>)).toEqual(json);
+  });
+
+  it('signs with the previous secret too after a rotation, so receivers still on it verify', async () => {
+    const org = await createOrg(h.db);
+    const receiver = await receiverFor();
+    const [oldSecret, newSecret] = ['secret-before-rotation', 'secret-after-rotation'];
+    const webhookId = await subscribe(org.liveKey, receiver.url, ['project.created'], oldSecret);
+    await as(h.app, org.liveKey).patch(`/v1/webhooks/${webhookId}`, { secret: newSecret }).expect(200);
+    await newProject(org);
+
+    const [{ headers, body, json }] = (await receiver.waitForCount(1)) as [Received];
+    const verifier = (secret: string) => new StandardWebhook(`whsec_${Buffer.from(secret).toString('base64')}`);
+    expect(verifier(newSecret).verify(body, headers as Record<string, string>)).toEqual(json);
+    expect(verifier(oldSecret).verify(body, headers as Record<string, string>)).toEqual(json);
+    expect(() => verifier('another-secret').verify(body, headers as Record<string, string>)).toThrow();
+    expect(await verifyGitHubStyle(newSecret, body, headers['x-service-signature'] as string)).toBe(true);
   });
 
   it('retries a failure with the same deliveryId and logs both attempts', async () => {

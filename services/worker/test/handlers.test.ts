@@ -53,7 +53,7 @@ describe('dispatch-event', () => {
 });
 
 describe('deliver-webhook', () => {
-  it('makes an attempt once when its job runs twice at the same time, and ignores a stale attempt number', async () => {
+  it('makes an attempt once when its job runs twice at the same time, and not again once it succeeded', async () => {
     const receiver = await startReceiver();
     try {
       const { webhookId, eventId } = await subscribedEvent(receiver.url);
@@ -68,6 +68,28 @@ describe('deliver-webhook', () => {
       const settled = await h.db.delivery.findUniqueOrThrow({ where: { id: delivery.id }, include: { attempts: true } });
       expect(settled).toMatchObject({ status: 'succeeded', attemptCount: 1, lockedUntil: null });
       expect(settled.attempts).toHaveLength(1);
+    } finally {
+      await receiver.close();
+    }
+  });
+
+  it('makes only the next attempt of a pending delivery: a stale or an early job does nothing', async () => {
+    const receiver = await startReceiver(() => ({ status: 500 }));
+    try {
+      const { webhookId, eventId } = await subscribedEvent(receiver.url);
+      await dispatchEvent(deps, { eventId });
+      const { id: deliveryId } = await h.db.delivery.findFirstOrThrow({ where: { webhookId } });
+      await deliverWebhook(deps, policy, { deliveryId, attempt: 1 });
+      expect(await h.db.delivery.findUniqueOrThrow({ where: { id: deliveryId } })).toMatchObject({ status: 'pending', attemptCount: 1, lockedUntil: null });
+
+      expect(await deliverWebhook(deps, policy, { deliveryId, attempt: 1 })).toBeUndefined();
+      expect(await deliverWebhook(deps, policy, { deliveryId, attempt: 3 })).toBeUndefined();
+      expect(receiver.received).toHaveLength(1);
+
+      await deliverWebhook(deps, policy, { deliveryId, attempt: 2 });
+      expect(receiver.received).toHaveLength(2);
+      const attempts = await h.db.deliveryAttempt.findMany({ where: { deliveryId }, orderBy: { attemptNumber: 'asc' } });
+      expect(attempts.map((a) => a.attemptNumber)).toEqual([1, 2]);
     } finally {
       await receiver.close();
     }

@@ -2,6 +2,7 @@ import { newId, type Db } from '@worktrack/db';
 import type { DeliverWebhookPayload } from '@worktrack/queue';
 import { buildDeliveryHeaders, type DeliveryResult } from '@worktrack/webhooks';
 import type { DeliveryPolicy, WorkerDeps } from '../deps';
+import { decideAttempt } from './decide-attempt';
 
 interface ClaimedDelivery {
   id: string;
@@ -67,6 +68,8 @@ async function recordAttempt(db: Db, o: AttemptOutcome): Promise<void> {
     WHERE ${o.disableWebhook} AND id = ${o.webhookId} AND status = 'active'`;
 }
 
+const STATUS_AFTER = { settle: 'succeeded', retry: 'pending', fail: 'failed' } as const;
+
 /** One attempt: sign, POST, record the attempt, then schedule the next one or settle the delivery. */
 export async function deliverWebhook(deps: WorkerDeps, policy: DeliveryPolicy, payload: DeliverWebhookPayload): Promise<void> {
   const { db, jobs, deliverer } = deps;
@@ -85,23 +88,19 @@ export async function deliverWebhook(deps: WorkerDeps, policy: DeliveryPolicy, p
   });
   const result = await deliverer.deliver({ url: delivery.url, body: delivery.body, headers });
 
-  // Test deliveries get one attempt. A redelivery past the last scheduled attempt gets one too,
-  // and its failure does not disable the subscription again.
   const { attempt } = payload;
-  const retryDelay = delivery.test ? undefined : policy.retryDelaysMs[attempt - 1];
-  const retry = !result.ok && retryDelay !== undefined;
-  const exhausted = !result.ok && !delivery.test && attempt === policy.retryDelaysMs.length + 1;
-
+  const decision = decideAttempt(result, { number: attempt, test: delivery.test }, policy);
+  const disableWebhook = decision.kind === 'fail' && decision.disableWebhook;
   await recordAttempt(db, {
     deliveryId: delivery.id,
     webhookId: delivery.webhookId,
     attempt,
     attemptedAt,
     result,
-    status: result.ok ? 'succeeded' : retry ? 'pending' : 'failed',
-    nextAttemptAt: retry ? new Date(Date.now() + retryDelay) : null,
-    disableWebhook: exhausted,
+    status: STATUS_AFTER[decision.kind],
+    nextAttemptAt: decision.kind === 'retry' ? new Date(Date.now() + decision.delayMs) : null,
+    disableWebhook,
   });
-  if (retry) await jobs.scheduleDeliveries([{ deliveryId: delivery.id, attempt: attempt + 1, delayMs: retryDelay }]);
-  if (exhausted) deps.logger.warn({ webhookId: delivery.webhookId, deliveryId: delivery.id }, 'subscription disabled after its last retry failed');
+  if (decision.kind === 'retry') await jobs.scheduleDeliveries([{ deliveryId: delivery.id, attempt: attempt + 1, delayMs: decision.delayMs }]);
+  if (disableWebhook) deps.logger.warn({ webhookId: delivery.webhookId, deliveryId: delivery.id }, 'subscription disabled after its last retry failed');
 }

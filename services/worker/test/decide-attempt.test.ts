@@ -1,0 +1,58 @@
+import type { DeliveryError } from '@worktrack/webhooks';
+import { decideAttempt, type AttemptDecision } from '../src/handlers/decide-attempt';
+
+// SPEC's schedule: retries 1-6 after these delays, so at most 7 attempts.
+const policy = { retryDelaysMs: [60_000, 300_000, 900_000, 3_600_000, 10_800_000, 21_600_000] };
+const ok = { ok: true };
+const failed = { ok: false };
+
+const settle: AttemptDecision = { kind: 'settle' };
+const retryAfter = (delayMs: number): AttemptDecision => ({ kind: 'retry', delayMs });
+const failAndDisable: AttemptDecision = { kind: 'fail', disableWebhook: true };
+const failOnly: AttemptDecision = { kind: 'fail', disableWebhook: false };
+
+describe('decideAttempt', () => {
+  it.each<[number, { ok: boolean }, AttemptDecision]>([
+    [1, ok, settle],
+    [2, ok, settle],
+    [3, ok, settle],
+    [4, ok, settle],
+    [5, ok, settle],
+    [6, ok, settle],
+    [7, ok, settle],
+    [1, failed, retryAfter(60_000)],
+    [2, failed, retryAfter(300_000)],
+    [3, failed, retryAfter(900_000)],
+    [4, failed, retryAfter(3_600_000)],
+    [5, failed, retryAfter(10_800_000)],
+    [6, failed, retryAfter(21_600_000)],
+    [7, failed, failAndDisable],
+    // A redelivery after the delivery failed: one more attempt, which never disables again.
+    [8, ok, settle],
+    [8, failed, failOnly],
+  ])('attempt %i, ok %p: %p', (attempt, result, decision) => {
+    expect(decideAttempt(result, { number: attempt, test: false }, policy)).toEqual(decision);
+  });
+
+  it.each<DeliveryError>(['timeout', 'redirect', 'http_status', 'connection_error', 'blocked_address', 'invalid_url'])(
+    'treats every kind of failure alike: %s is retried, and fails and disables on the last attempt',
+    (error) => {
+      const result = { ok: false, error };
+      expect(decideAttempt(result, { number: 1, test: false }, policy)).toEqual(retryAfter(60_000));
+      expect(decideAttempt(result, { number: 7, test: false }, policy)).toEqual(failAndDisable);
+    },
+  );
+
+  it.each<[{ ok: boolean }, AttemptDecision]>([
+    [ok, settle],
+    [failed, failOnly],
+  ])('gives a test delivery one attempt, never disabling: ok %p: %p', (result, decision) => {
+    expect(decideAttempt(result, { number: 1, test: true }, policy)).toEqual(decision);
+  });
+
+  it('follows the configured schedule, whatever its length', () => {
+    const short = { retryDelaysMs: [20] };
+    expect(decideAttempt(failed, { number: 1, test: false }, short)).toEqual(retryAfter(20));
+    expect(decideAttempt(failed, { number: 2, test: false }, short)).toEqual(failAndDisable);
+  });
+});
