@@ -9,6 +9,10 @@ export interface WorkerConfig extends CommonSettings {
   healthPort: number;
   sweepIntervalMs: number;
   sweepGraceMs: number;
+  /**
+   * BullMQ's job lock, renewed while the job runs. A killed worker's jobs are handed to another
+   * worker between half and one and a half of it after the kill.
+   */
   lockDurationMs: number;
 }
 
@@ -21,7 +25,7 @@ export const workerEnvSchema = Joi.object({
   WORKER_HEALTH_PORT: Joi.number().port().default(3001),
   WORKER_SWEEP_INTERVAL_MS: Joi.number().integer().min(100).default(5_000),
   WORKER_SWEEP_GRACE_MS: Joi.number().integer().min(0).default(10_000),
-  WORKER_LOCK_DURATION_MS: Joi.number().integer().min(500).default(30_000),
+  WORKER_LOCK_DURATION_MS: Joi.number().integer().min(500).default(5_000),
 });
 
 export function loadWorkerConfig(env: NodeJS.ProcessEnv = process.env): WorkerConfig {

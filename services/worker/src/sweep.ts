@@ -5,7 +5,8 @@ const BATCH = 500;
 /**
  * The reconciliation sweep: Postgres holds the truth and BullMQ is a cache of it. Events the API
  * could not publish (Redis down) and pending deliveries whose job was lost (a crash between commit
- * and enqueue, a worker killed mid-attempt) are put back on their queues once overdue.
+ * and enqueue, a job failed for stalling twice) are put back on their queues once overdue. A killed
+ * worker's running jobs need no sweep: BullMQ's stalled-job check hands them to another worker.
  */
 export async function sweep(deps: Pick<WorkerDeps, 'db' | 'jobs'>, graceMs: number): Promise<{ events: number; deliveries: number }> {
   const { db, jobs } = deps;

@@ -1,4 +1,4 @@
-import { Worker } from 'bullmq';
+import { DelayedError, Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { jobs as catalog, validatePayload } from '@worktrack/queue';
 import type { DeliveryPolicy, WorkerDeps } from './deps';
@@ -13,7 +13,7 @@ export interface WorkerRuntimeOptions {
   policy: DeliveryPolicy;
   sweepIntervalMs: number;
   sweepGraceMs: number;
-  /** BullMQ job lock; a job whose worker died is taken back after about this long. */
+  /** BullMQ's job lock, renewed while the job runs; a dead worker's jobs return to the queue within 1.5 times it. */
   lockDurationMs: number;
 }
 
@@ -28,7 +28,8 @@ export function startWorkerRuntime(deps: WorkerDeps, options: WorkerRuntimeOptio
     connection: options.connection,
     prefix: options.prefix,
     lockDuration: options.lockDurationMs,
-    stalledInterval: options.lockDurationMs,
+    // A job is given back at the first check after its lock lapsed, having been marked at the check before.
+    stalledInterval: options.lockDurationMs / 2,
   };
   const events = new Worker(
     catalog.dispatchEvent.queue,
@@ -37,7 +38,14 @@ export function startWorkerRuntime(deps: WorkerDeps, options: WorkerRuntimeOptio
   );
   const deliveries = new Worker(
     catalog.deliverWebhook.queue,
-    async (job) => deliverWebhook(deps, options.policy, validatePayload(catalog.deliverWebhook.schema, job.data)),
+    async (job, token) => {
+      const held = await deliverWebhook(deps, options.policy, validatePayload(catalog.deliverWebhook.schema, job.data));
+      if (held) {
+        // Usually a killed worker's attempt, given back by BullMQ before the attempt's lease ended.
+        await job.moveToDelayed(Date.now() + held.heldForMs, token);
+        throw new DelayedError();
+      }
+    },
     { ...common, concurrency: options.concurrency },
   );
   for (const worker of [events, deliveries]) {

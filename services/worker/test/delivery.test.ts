@@ -162,7 +162,7 @@ describe('webhook delivery', () => {
   it('counts an answer after the 5 s deadline as a failure', async () => {
     const org = await createOrg(h.db);
     const receiver = await receiverFor((n) => (n === 0 ? { status: 200, delayMs: 6_000 } : { status: 200 }));
-    const slowWorker = startTestWorker({ prefix: `${h.deps.config.redisPrefix}-slow`, timeoutMs: 5_000 });
+    const slowWorker = startTestWorker({ prefix: `${h.deps.config.redisPrefix}-slow`, env: { WEBHOOK_TIMEOUT_MS: '5000' } });
     const slowApi = createHarness({ WEBHOOK_ALLOWED_HOSTS: '127.0.0.1', REDIS_PREFIX: `${h.deps.config.redisPrefix}-slow` });
     closers.push(slowWorker.close, slowApi.close);
     const webhookId = (await as(slowApi.app, org.liveKey).post('/v1/webhooks', { url: receiver.url, events: ['project.created'] })).body.id;

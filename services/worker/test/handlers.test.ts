@@ -53,17 +53,22 @@ describe('dispatch-event', () => {
 });
 
 describe('deliver-webhook', () => {
-  it('makes an attempt once when its job runs twice at the same time, and not again once it succeeded', async () => {
+  it('makes an attempt once when its job runs twice at the same time; the other run learns how long the claim holds', async () => {
     const receiver = await startReceiver();
     try {
       const { webhookId, eventId } = await subscribedEvent(receiver.url);
       await dispatchEvent(deps, { eventId });
       const delivery = await h.db.delivery.findFirstOrThrow({ where: { webhookId } });
-      await Promise.all([
+      const runs = await Promise.all([
         deliverWebhook(deps, policy, { deliveryId: delivery.id, attempt: 1 }),
         deliverWebhook(deps, policy, { deliveryId: delivery.id, attempt: 1 }),
       ]);
-      await deliverWebhook(deps, policy, { deliveryId: delivery.id, attempt: 1 });
+      expect(runs).toContainEqual(undefined);
+      expect(runs).toContainEqual({ heldForMs: expect.any(Number) });
+      const held = runs.find((run) => run !== undefined)!.heldForMs;
+      expect(held).toBeGreaterThan(0);
+      expect(held).toBeLessThanOrEqual(policy.claimMs);
+      expect(await deliverWebhook(deps, policy, { deliveryId: delivery.id, attempt: 1 })).toBeUndefined();
       expect(receiver.received).toHaveLength(1);
       const settled = await h.db.delivery.findUniqueOrThrow({ where: { id: delivery.id }, include: { attempts: true } });
       expect(settled).toMatchObject({ status: 'succeeded', attemptCount: 1, lockedUntil: null });

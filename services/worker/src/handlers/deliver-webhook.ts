@@ -68,13 +68,33 @@ async function recordAttempt(db: Db, o: AttemptOutcome): Promise<void> {
     WHERE ${o.disableWebhook} AND id = ${o.webhookId} AND status = 'active'`;
 }
 
+/**
+ * How long another worker's claim on this very attempt still runs; undefined when nobody holds it
+ * (it was made or is not due). The holder may have been killed mid-attempt.
+ */
+async function heldForMs(db: Db, { deliveryId, attempt }: DeliverWebhookPayload): Promise<number | undefined> {
+  // Measured by the database's clock, which set the lease, so the worker's clock cannot skew it.
+  const rows = await db.$queryRaw<{ ms: number }[]>`
+    SELECT ceil(extract(epoch FROM "lockedUntil" - now()) * 1000)::int AS ms
+    FROM "Delivery"
+    WHERE id = ${deliveryId} AND status = 'pending' AND "attemptCount" = ${attempt - 1} AND "lockedUntil" >= now()`;
+  return rows[0]?.ms;
+}
+
 const STATUS_AFTER = { settle: 'succeeded', retry: 'pending', fail: 'failed' } as const;
 
-/** One attempt: sign, POST, record the attempt, then schedule the next one or settle the delivery. */
-export async function deliverWebhook(deps: WorkerDeps, policy: DeliveryPolicy, payload: DeliverWebhookPayload): Promise<void> {
+/**
+ * One attempt: sign, POST, record the attempt, then schedule the next one or settle the delivery.
+ * Resolves with `heldForMs` when another worker holds this attempt: its job must run again once
+ * that claim's lease has ended.
+ */
+export async function deliverWebhook(deps: WorkerDeps, policy: DeliveryPolicy, payload: DeliverWebhookPayload): Promise<{ heldForMs: number } | undefined> {
   const { db, jobs, deliverer } = deps;
   const delivery = await claim(db, payload, policy.claimMs);
-  if (!delivery) return;
+  if (!delivery) {
+    const ms = await heldForMs(db, payload);
+    return ms === undefined ? undefined : { heldForMs: ms };
+  }
 
   const attemptedAt = new Date();
   const rotationActive = delivery.previousSecretExpiresAt !== null && delivery.previousSecretExpiresAt > attemptedAt;

@@ -1,44 +1,29 @@
-import { createLogger } from '@worktrack/config';
-import { createDb } from '@worktrack/db';
-import { createRedisConnection, JobScheduler } from '@worktrack/queue';
-import { WebhookDeliverer } from '@worktrack/webhooks';
-import { startWorkerRuntime } from '../../src/worker-runtime';
+import { createLogger, loadWorkerConfig } from '@worktrack/config';
+import { startWorker } from '../../src/compose';
+
+/** Test-sized settings: quick retries and sweep, loopback receivers allowed, a health port of its own. */
+const TEST_ENV: NodeJS.ProcessEnv = {
+  WEBHOOK_ALLOWED_HOSTS: '127.0.0.1',
+  WEBHOOK_TIMEOUT_MS: '2000',
+  WEBHOOK_RETRY_DELAYS_MS: '20,20,20,20,20,20',
+  WORKER_CONCURRENCY: '5',
+  WORKER_HEALTH_PORT: '0',
+  WORKER_SWEEP_INTERVAL_MS: '200',
+  WORKER_SWEEP_GRACE_MS: '300',
+};
 
 export interface TestWorkerOptions {
   prefix: string;
-  retryDelaysMs?: number[];
-  timeoutMs?: number;
-  concurrency?: number;
+  /** Settings that override the test ones, as environment variables. */
+  env?: NodeJS.ProcessEnv;
 }
 
-/** A worker runtime in-process, wired like main.ts, with test-sized delays and sweep. */
-export function startTestWorker(options: TestWorkerOptions) {
-  const redisUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
-  const db = createDb(process.env.DATABASE_URL!, { poolSize: 5 });
-  const connection = createRedisConnection(redisUrl, 'worker', 'test-worker');
-  const producer = createRedisConnection(redisUrl, 'worker', 'test-worker-producer');
-  const jobs = new JobScheduler(producer, options.prefix, () => undefined);
-  const timeoutMs = options.timeoutMs ?? 2_000;
-  const deliverer = new WebhookDeliverer({ timeoutMs, allowedHosts: ['127.0.0.1'] });
-  const runtime = startWorkerRuntime(
-    { db, jobs, deliverer, logger: createLogger('silent', 'test-worker') },
-    {
-      connection,
-      prefix: options.prefix,
-      concurrency: options.concurrency ?? 20,
-      policy: { retryDelaysMs: options.retryDelaysMs ?? [20, 20, 20, 20, 20, 20], claimMs: timeoutMs + 1_000 },
-      sweepIntervalMs: 200,
-      sweepGraceMs: 300,
-      lockDurationMs: 2_000,
-    },
-  );
-  return {
-    async close() {
-      await runtime.close();
-      await Promise.all([jobs.close(), deliverer.close()]);
-      connection.disconnect();
-      producer.disconnect();
-      await db.$disconnect();
-    },
-  };
+/**
+ * The shipped worker (`startWorker`, as main.ts runs it) in-process under the given Redis prefix.
+ * It consumes its queues from the call on.
+ */
+export function startTestWorker({ prefix, env = {} }: TestWorkerOptions) {
+  const config = loadWorkerConfig({ ...process.env, ...TEST_ENV, REDIS_PREFIX: prefix, ...env });
+  const started = startWorker(config, createLogger('silent', 'test-worker'));
+  return { close: async () => (await started).close() };
 }

@@ -1,0 +1,56 @@
+import type { AddressInfo } from 'node:net';
+import type { Logger, WorkerConfig } from '@worktrack/config';
+import { createDb } from '@worktrack/db';
+import { createRedisConnection, JobScheduler } from '@worktrack/queue';
+import { WebhookDeliverer } from '@worktrack/webhooks';
+import { startHealthServer } from './health-server';
+import { startWorkerRuntime } from './worker-runtime';
+
+/**
+ * How long a claim outlives the HTTP deadline: the database round trips around the POST. Until the
+ * lease ends no other worker makes the attempt, so it must cover a live worker's whole attempt.
+ */
+const CLAIM_MARGIN_MS = 2_000;
+
+export interface RunningWorker {
+  healthUrl: string;
+  /** Stops taking jobs, lets in-flight deliveries finish, then closes the health port and every connection. */
+  close(): Promise<void>;
+}
+
+/** The worker as it ships: its dependencies built from the settings, the queues consumed, the health port open. */
+export async function startWorker(config: WorkerConfig, logger: Logger): Promise<RunningWorker> {
+  const db = createDb(config.databaseUrl, { poolSize: Math.min(20, config.concurrency) });
+  const connection = createRedisConnection(config.redisUrl, 'worker', 'worker');
+  const producer = createRedisConnection(config.redisUrl, 'worker', 'worker-producer');
+  const jobs = new JobScheduler(producer, config.redisPrefix, (err) => logger.warn({ err }, 'queue unavailable'));
+  const deliverer = new WebhookDeliverer({ timeoutMs: config.timeoutMs, allowedHosts: config.webhookAllowedHosts });
+
+  const runtime = startWorkerRuntime(
+    { db, jobs, deliverer, logger },
+    {
+      connection,
+      prefix: config.redisPrefix,
+      concurrency: config.concurrency,
+      policy: { retryDelaysMs: config.retryDelaysMs, claimMs: config.timeoutMs + CLAIM_MARGIN_MS },
+      sweepIntervalMs: config.sweepIntervalMs,
+      sweepGraceMs: config.sweepGraceMs,
+      lockDurationMs: config.lockDurationMs,
+    },
+  );
+  const health = await startHealthServer({ db, redis: producer }, config.healthHost, config.healthPort);
+  const { port } = health.address() as AddressInfo;
+
+  return {
+    healthUrl: `http://${config.healthHost}:${port}`,
+    async close() {
+      await runtime.close();
+      await Promise.all([jobs.close(), deliverer.close()]);
+      // Only now, so that a closed health port means no job is running any more.
+      health.close();
+      connection.disconnect();
+      producer.disconnect();
+      await db.$disconnect();
+    },
+  };
+}

@@ -1,0 +1,95 @@
+import { as, createHarness, createOrg, waitFor, type Harness } from '../../api/test/support/harness';
+import { exitCode, freePort, runEntry, waitForHttp } from '../../../test/support/processes';
+import { startReceiver } from './support/receiver';
+import { startTestWorker } from './support/worker-harness';
+
+// DECISIONS §12: a killed worker's work is taken over within 10 s, and a slow receiver (up to the
+// 5 s deadline) is never taken for a dead worker. Both run with the shipped lock, lease and deadline.
+const TAKEOVER_LIMIT_MS = 10_000;
+
+let h: Harness;
+
+beforeAll(() => {
+  h = createHarness({ WEBHOOK_ALLOWED_HOSTS: '127.0.0.1' });
+});
+afterAll(() => h.close());
+
+/** A worker process with the shipped settings, apart from its health port and the loopback receivers. */
+async function startWorkerProcess() {
+  const healthPort = await freePort();
+  const child = runEntry('services/worker/src/main.ts', [], {
+    REDIS_PREFIX: h.deps.config.redisPrefix,
+    WEBHOOK_ALLOWED_HOSTS: '127.0.0.1',
+    WORKER_HEALTH_PORT: String(healthPort),
+  });
+  await waitForHttp(`http://127.0.0.1:${healthPort}/readyz`);
+  return child;
+}
+
+async function subscribe(url: string) {
+  const org = await createOrg(h.db);
+  const res = await as(h.app, org.liveKey).post('/v1/webhooks', { url, events: ['project.created'] });
+  expect(res.status).toBe(201);
+  return { org, webhookId: res.body.id as string };
+}
+
+const attemptsOf = (webhookId: string) =>
+  h.db.delivery.findMany({ where: { webhookId }, select: { status: true, attempts: { select: { attemptNumber: true, responseStatus: true } } } });
+
+describe('a killed worker', () => {
+  it(`has its deliveries taken over within ${TAKEOVER_LIMIT_MS / 1000} s`, async () => {
+    const held = 3;
+    const receiver = await startReceiver((n) => (n < held ? 'hold' : { status: 200 }));
+    const doomed = await startWorkerProcess();
+    let survivor: Awaited<ReturnType<typeof startWorkerProcess>> | undefined;
+    try {
+      const { org, webhookId } = await subscribe(receiver.url);
+      for (let i = 0; i < held; i += 1) await as(h.app, org.liveKey).post('/v1/projects', { name: `Crash ${i}` }).expect(201);
+      await receiver.waitForCount(held);
+
+      const killedAt = Date.now();
+      doomed.kill('SIGKILL');
+      survivor = await startWorkerProcess();
+      const deliveries = await waitFor(
+        async () => {
+          const all = await attemptsOf(webhookId);
+          return all.every((d) => d.status === 'succeeded') ? all : undefined;
+        },
+        { timeoutMs: killedAt + TAKEOVER_LIMIT_MS - Date.now(), intervalMs: 50 },
+      );
+      const takeoverMs = Date.now() - killedAt;
+      console.info(`killed worker's ${held} deliveries taken over ${takeoverMs} ms after SIGKILL`);
+
+      expect(takeoverMs).toBeLessThan(TAKEOVER_LIMIT_MS);
+      // The killed attempts were never recorded; each delivery's first attempt is the survivor's.
+      expect(deliveries.map((d) => d.attempts)).toEqual(Array.from({ length: held }, () => [{ attemptNumber: 1, responseStatus: 200 }]));
+      expect(receiver.received).toHaveLength(2 * held);
+    } finally {
+      doomed.kill('SIGKILL');
+      survivor?.kill('SIGTERM');
+      if (survivor) await exitCode(survivor);
+      await receiver.close();
+    }
+  }, 30_000);
+});
+
+describe('a slow receiver', () => {
+  it('is never taken for a dead worker: one attempt, though a second worker is idle', async () => {
+    const receiver = await startReceiver(() => ({ status: 200, delayMs: 4_000 }));
+    const shipped = { WEBHOOK_TIMEOUT_MS: '5000' };
+    const workers = [0, 1].map(() => startTestWorker({ prefix: h.deps.config.redisPrefix, env: shipped }));
+    try {
+      const { org, webhookId } = await subscribe(receiver.url);
+      await as(h.app, org.liveKey).post('/v1/projects', { name: 'Slow' }).expect(201);
+      const [delivery] = await waitFor(async () => {
+        const all = await attemptsOf(webhookId);
+        return all[0]?.status === 'succeeded' ? all : undefined;
+      });
+      expect(delivery!.attempts).toEqual([{ attemptNumber: 1, responseStatus: 200 }]);
+      expect(receiver.received).toHaveLength(1);
+    } finally {
+      await Promise.all(workers.map((worker) => worker.close()));
+      await receiver.close();
+    }
+  }, 20_000);
+});
