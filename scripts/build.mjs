@@ -2,7 +2,7 @@
 // image runs plain JavaScript with no node_modules, no dev dependencies and no TypeScript runtime.
 // The migrate command also needs Prisma's schema engine, a WebAssembly file it reads at run time:
 // it is copied beside the bundles and named by PRISMA_SCHEMA_ENGINE_WASM.
-import { copyFileSync, rmSync } from 'node:fs';
+import { copyFileSync, cpSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { build } from 'esbuild';
@@ -32,4 +32,7 @@ await build({
 
 const prismaDir = path.dirname(createRequire(import.meta.url).resolve('prisma/package.json'));
 copyFileSync(path.join(prismaDir, 'build/schema_engine_bg.wasm'), path.join(outdir, 'schema_engine_bg.wasm'));
-console.log('built dist/api.js, dist/worker.js, dist/cli.js, dist/migrate.mjs and dist/schema_engine_bg.wasm');
+// Bull Board serves its page and assets from files; the worker looks for them beside its bundle.
+const workerRequire = createRequire(path.join(root, 'services/worker/package.json'));
+cpSync(path.join(path.dirname(workerRequire.resolve('@bull-board/ui/package.json')), 'dist'), path.join(outdir, 'bull-board-ui/dist'), { recursive: true });
+console.log('built dist/: api.js, worker.js, cli.js, migrate.mjs, schema_engine_bg.wasm, bull-board-ui/');

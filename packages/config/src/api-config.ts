@@ -20,6 +20,8 @@ export interface ApiConfig extends CommonSettings {
   authFailuresPerMinute: number;
   /** Express's `trust proxy`: which proxies' X-Forwarded-For names the client address. */
   trustProxy: boolean | number | string;
+  /** On SIGTERM, how long /readyz answers 503 before the server stops accepting connections. */
+  drainDelayMs: number;
   s3: S3Settings;
   /** Set when no S3_ENDPOINT is given: `pnpm start` then runs this embedded store and `s3` points at it. */
   s3Embedded: { port: number; directory: string } | null;
@@ -36,6 +38,7 @@ export const apiEnvSchema = Joi.object({
   PUBLIC_BASE_URL: Joi.string().uri().default('http://127.0.0.1:3000'),
   MAX_UPLOAD_BYTES: Joi.number().integer().min(1).default(26_214_400),
   AUTH_FAILURES_PER_MINUTE: Joi.number().integer().min(1).default(100),
+  DRAIN_DELAY_MS: Joi.number().integer().min(0).default(0),
   TRUST_PROXY: Joi.alternatives(Joi.boolean(), Joi.number().integer().min(0), Joi.string()).default(false),
   S3_ENDPOINT: Joi.string().uri(),
   S3_PUBLIC_ENDPOINT: Joi.string().uri(),
@@ -58,6 +61,7 @@ export function loadApiConfig(env: NodeJS.ProcessEnv = process.env): ApiConfig {
     maxUploadBytes: e.MAX_UPLOAD_BYTES,
     authFailuresPerMinute: e.AUTH_FAILURES_PER_MINUTE,
     trustProxy: e.TRUST_PROXY,
+    drainDelayMs: e.DRAIN_DELAY_MS,
     s3: s3Settings(e),
     s3Embedded: e.S3_ENDPOINT ? null : { port: e.S3_EMBEDDED_PORT, directory: e.S3_EMBEDDED_DIR },
   };

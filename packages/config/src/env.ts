@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
 import Joi from 'joi';
+import type { LogFormat } from './logger';
 
 /** Reads `.env` from the working directory, if present, without overriding real environment variables. */
 export function loadDotEnv(file = '.env'): void {
@@ -32,6 +33,7 @@ export const commonEnv = {
   REDIS_URL: Joi.string().uri({ scheme: ['redis', 'rediss'] }).default('redis://127.0.0.1:6379'),
   REDIS_PREFIX: Joi.string().pattern(/^[\w.-]+$/).default('worktrack'),
   LOG_LEVEL: Joi.string().valid('fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent').default('info'),
+  LOG_FORMAT: Joi.string().valid('json', 'pretty').default('json'),
   WEBHOOK_ALLOWED_HOSTS: csv,
 };
 
@@ -40,6 +42,7 @@ export interface CommonSettings {
   redisUrl: string;
   redisPrefix: string;
   logLevel: string;
+  logFormat: LogFormat;
   webhookAllowedHosts: string[];
 }
 
@@ -49,6 +52,7 @@ export function commonSettings(e: Record<string, any>): CommonSettings {
     redisUrl: e.REDIS_URL,
     redisPrefix: e.REDIS_PREFIX,
     logLevel: e.LOG_LEVEL,
+    logFormat: e.LOG_FORMAT,
     webhookAllowedHosts: splitList(e.WEBHOOK_ALLOWED_HOSTS),
   };
 }

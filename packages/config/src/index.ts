@@ -1,7 +1,7 @@
 export { loadDotEnv } from './env';
 export { apiEnvSchema, loadApiConfig, type ApiConfig, type S3Settings } from './api-config';
 export { loadWorkerConfig, workerEnvSchema, type WorkerConfig } from './worker-config';
-export { createLogger, type Logger } from './logger';
+export { createLogger, type LogFormat, type Logger } from './logger';
 export { onParentExit, onShutdown, SHUTDOWN_DEADLINE_MS } from './shutdown';
 export { unreadyDependencies } from './readiness';
 export { describeStartupError } from './startup-errors';

@@ -1,7 +1,25 @@
 import pino from 'pino';
+import pretty from 'pino-pretty';
 
 export type Logger = pino.Logger;
+export type LogFormat = 'json' | 'pretty';
 
-export function createLogger(level: string, name: string): Logger {
-  return pino({ level, name, base: { service: name } });
+/** Whatever the line, these never reach the logs. */
+const REDACTED = [
+  'req.headers.authorization',
+  'req.headers.cookie',
+  'req.headers["idempotency-key"]',
+  '*.authorization',
+  '*.secret',
+  '*.token',
+  '*.key',
+  '*.apiKey',
+  '*.password',
+];
+
+/** JSON lines on stdout (or `destination`); `pretty` for people reading a terminal. */
+export function createLogger(level: string, name: string, format: LogFormat = 'json', destination?: pino.DestinationStream): Logger {
+  const options: pino.LoggerOptions = { level, name, base: { service: name }, redact: { paths: REDACTED, censor: '[redacted]' } };
+  if (format === 'pretty') return pino(options, pretty({ colorize: destination === undefined && process.stdout.isTTY, sync: true, ...(destination && { destination }) }));
+  return destination ? pino(options, destination) : pino(options);
 }

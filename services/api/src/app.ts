@@ -7,6 +7,7 @@ import { jsonBody } from './http/json-body';
 import { dailyQuotaLimiter } from './http/rate-limit';
 import { requestId } from './http/request-id';
 import { mountRoutes } from './http/route';
+import { accessLog, httpMetrics, metricsEndpoint } from './http/observability';
 import { apiRoutes } from './routes';
 import { healthRoutes } from './modules/health/health-routes';
 import { acceptInvitationRoute } from './modules/members/accept-invitation';
@@ -19,6 +20,9 @@ export function createApp(deps: AppDeps): express.Express {
   app.set('query parser', 'simple');
   app.set('trust proxy', deps.config.trustProxy);
   app.use(requestId);
+  app.use(accessLog(deps.logger));
+  app.use(httpMetrics(deps.metrics));
+  app.get('/metrics', metricsEndpoint(deps.metrics));
   app.use(healthRoutes(deps));
   app.use(acceptInvitationRoute(deps));
 

@@ -2,6 +2,7 @@ import type { Redis } from 'ioredis';
 import type { ApiConfig, Logger } from '@worktrack/config';
 import type { Db } from '@worktrack/db';
 import type { JobScheduler } from '@worktrack/queue';
+import type { Registry } from '@worktrack/metrics';
 import type { ObjectStore } from '@worktrack/storage';
 
 /** Everything the API's routes need, built once by main.ts (or by the test harness). */
@@ -15,4 +16,8 @@ export interface AppDeps {
   logger: Logger;
   /** Uploaded files' bytes (S3, MinIO or the embedded store). */
   store: ObjectStore;
+  /** The service's Prometheus registry, served at /metrics. */
+  metrics: Registry;
+  /** True once the service is shutting down: /readyz then answers 503. */
+  draining: () => boolean;
 }

@@ -1,8 +1,10 @@
 import type { AddressInfo } from 'node:net';
 import type { Logger, WorkerConfig } from '@worktrack/config';
 import { createDb } from '@worktrack/db';
+import { createMetricsRegistry, registerBacklogGauges } from '@worktrack/metrics';
 import { createRedisConnection, JobScheduler } from '@worktrack/queue';
 import { WebhookDeliverer } from '@worktrack/webhooks';
+import { DeliveryMetrics } from './delivery-metrics';
 import { startHealthServer } from './health-server';
 import { startWorkerRuntime } from './worker-runtime';
 
@@ -14,7 +16,10 @@ const CLAIM_MARGIN_MS = 2_000;
 
 export interface RunningWorker {
   healthUrl: string;
-  /** Stops taking jobs, lets in-flight deliveries finish, then closes the health port and every connection. */
+  /**
+   * Answers /readyz with 503 at once, stops taking jobs, lets in-flight deliveries finish, then
+   * closes the health port and every connection.
+   */
   close(): Promise<void>;
 }
 
@@ -26,8 +31,15 @@ export async function startWorker(config: WorkerConfig, logger: Logger): Promise
   const jobs = new JobScheduler(producer, config.redisPrefix, (err) => logger.warn({ err }, 'queue unavailable'));
   const deliverer = new WebhookDeliverer({ timeoutMs: config.timeoutMs, allowedHosts: config.webhookAllowedHosts });
 
+  const metrics = createMetricsRegistry();
+  const queues = [jobs.events, jobs.deliveries];
+  registerBacklogGauges(metrics, {
+    undispatchedEvents: () => db.outboxEvent.count({ where: { dispatchedAt: null } }),
+    queueJobs: async () => Object.fromEntries(await Promise.all(queues.map(async (queue) => [queue.name, await queue.getJobCounts()] as const))),
+  });
+
   const runtime = startWorkerRuntime(
-    { db, jobs, deliverer, logger },
+    { db, jobs, deliverer, logger, metrics: new DeliveryMetrics(metrics) },
     {
       connection,
       prefix: config.redisPrefix,
@@ -38,12 +50,17 @@ export async function startWorker(config: WorkerConfig, logger: Logger): Promise
       lockDurationMs: config.lockDurationMs,
     },
   );
-  const health = await startHealthServer({ db, redis: producer }, config.healthHost, config.healthPort);
+  let draining = false;
+  const health = await startHealthServer(
+    { db, redis: producer, metrics, queues, draining: () => draining },
+    { host: config.healthHost, port: config.healthPort, dashboardToken: config.queueDashboardToken },
+  );
   const { port } = health.address() as AddressInfo;
 
   return {
     healthUrl: `http://${config.healthHost}:${port}`,
     async close() {
+      draining = true;
       await runtime.close();
       await Promise.all([jobs.close(), deliverer.close()]);
       // Only now, so that a closed health port means no job is running any more.

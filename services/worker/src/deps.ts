@@ -2,12 +2,14 @@ import type { Logger } from '@worktrack/config';
 import type { Db } from '@worktrack/db';
 import type { JobScheduler } from '@worktrack/queue';
 import type { WebhookDeliverer } from '@worktrack/webhooks';
+import type { DeliveryMetrics } from './delivery-metrics';
 
 export interface WorkerDeps {
   db: Db;
   jobs: JobScheduler;
   deliverer: WebhookDeliverer;
   logger: Logger;
+  metrics: DeliveryMetrics;
 }
 
 export interface DeliveryPolicy {

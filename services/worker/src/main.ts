@@ -1,13 +1,18 @@
-import { createLogger, loadDotEnv, loadWorkerConfig, onShutdown } from '@worktrack/config';
+import { createLogger, describeStartupError, loadDotEnv, loadWorkerConfig, onShutdown } from '@worktrack/config';
 import { startWorker } from './compose';
 
 async function main(): Promise<void> {
   loadDotEnv();
   const config = loadWorkerConfig();
-  const logger = createLogger(config.logLevel, 'worker');
-  const worker = await startWorker(config, logger);
-  logger.info({ concurrency: config.concurrency, health: worker.healthUrl }, 'worker started');
-  onShutdown(logger, worker.close);
+  const logger = createLogger(config.logLevel, 'worker', config.logFormat);
+  try {
+    const worker = await startWorker(config, logger);
+    logger.info({ concurrency: config.concurrency, health: worker.healthUrl }, 'worker started');
+    onShutdown(logger, worker.close);
+  } catch (err) {
+    console.error(describeStartupError(err, { databaseUrl: config.databaseUrl, portSetting: 'WORKER_HEALTH_PORT (or WORKER_HEALTH_HOST)' }));
+    process.exit(1);
+  }
 }
 
 main().catch((err: unknown) => {

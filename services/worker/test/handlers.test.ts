@@ -1,10 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { createLogger } from '@worktrack/config';
 import { newId } from '@worktrack/db';
+import { createMetricsRegistry } from '@worktrack/metrics';
 import { createRedisConnection, JobScheduler } from '@worktrack/queue';
 import { WebhookDeliverer } from '@worktrack/webhooks';
 import { as, createHarness, createOrg, type Harness } from '../../api/test/support/harness';
 import type { WorkerDeps } from '../src/deps';
+import { DeliveryMetrics } from '../src/delivery-metrics';
 import { deliverWebhook } from '../src/handlers/deliver-webhook';
 import { dispatchEvent } from '../src/handlers/dispatch-event';
 import { startReceiver } from './support/receiver';
@@ -24,6 +26,7 @@ beforeAll(() => {
     jobs: new JobScheduler(producer, h.deps.config.redisPrefix, () => undefined),
     deliverer: new WebhookDeliverer({ timeoutMs: 2_000, allowedHosts: ['127.0.0.1'] }),
     logger: createLogger('silent', 'test'),
+    metrics: new DeliveryMetrics(createMetricsRegistry()),
   };
 });
 afterAll(async () => {

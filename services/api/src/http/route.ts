@@ -3,6 +3,7 @@ import Joi from 'joi';
 import { ApiError, forbidden } from './errors';
 import { bearerKey, requireTenant, type Tenant } from './auth';
 import { IdempotencyStore } from './idempotency';
+import { matchedRoute } from './observability';
 import type { Permission } from './permissions';
 import { validate } from './validation';
 import type { AppDeps } from '../deps';
@@ -44,6 +45,7 @@ export function mountRoutes(router: Router, deps: AppDeps, routes: readonly Rout
   const idempotency = new IdempotencyStore(deps.redis, deps.config.redisPrefix);
   for (const route of routes) {
     router[route.method](route.path, async (req, res) => {
+      matchedRoute(req, route.path);
       const tenant = requireTenant(req);
       if (!tenant.permissions.has(route.permission)) {
         throw forbidden(`This API key lacks the ${route.permission} permission, or its user's role does not allow it`);

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import request from 'supertest';
 import type { Express } from 'express';
-import { createLogger, loadApiConfig } from '@worktrack/config';
+import { createLogger, loadApiConfig, type Logger } from '@worktrack/config';
+import { createMetricsRegistry } from '@worktrack/metrics';
 import { createDb, newId, type Db, type Mode, type Plan, type Role } from '@worktrack/db';
 import { createRedisConnection, JobScheduler } from '@worktrack/queue';
 import { createObjectStore } from '@worktrack/storage';
@@ -21,14 +22,14 @@ export interface Harness {
  * The app in-process against the real Postgres (the run's database) and Redis, under a Redis
  * prefix of its own so test files never share counters, idempotency records or queues.
  */
-export function createHarness(overrides: NodeJS.ProcessEnv = {}): Harness {
+export function createHarness(overrides: NodeJS.ProcessEnv = {}, { logger = createLogger('silent', 'test') }: { logger?: Logger } = {}): Harness {
   const config = loadApiConfig({ ...process.env, REDIS_PREFIX: `wt-test-${randomUUID().slice(0, 8)}`, ...overrides });
   const db = createDb(config.databaseUrl, { poolSize: 5 });
   const redis = createRedisConnection(config.redisUrl, 'producer', 'test-api');
   const producer = createRedisConnection(config.redisUrl, 'producer', 'test-producer');
   const jobs = new JobScheduler(producer, config.redisPrefix, () => undefined);
   const store = createObjectStore(config.s3);
-  const deps: AppDeps = { config, db, redis, jobs, logger: createLogger('silent', 'test'), store };
+  const deps: AppDeps = { config, db, redis, jobs, logger, store, metrics: createMetricsRegistry(), draining: () => false };
   return {
     app: createApp(deps),
     deps,

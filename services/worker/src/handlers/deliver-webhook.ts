@@ -14,6 +14,8 @@ interface ClaimedDelivery {
   secret: string;
   previousSecret: string | null;
   previousSecretExpiresAt: Date | null;
+  /** Null for test deliveries, which belong to no event. */
+  eventCreatedAt: Date | null;
 }
 
 /**
@@ -28,7 +30,8 @@ async function claim(db: Db, { deliveryId, attempt }: DeliverWebhookPayload, cla
     WHERE d.id = ${deliveryId} AND w.id = d."webhookId" AND (w.status = 'active' OR d.test)
       AND d.status = 'pending' AND d."attemptCount" = ${attempt - 1}
       AND (d."lockedUntil" IS NULL OR d."lockedUntil" < now())
-    RETURNING d.id, d."eventType", d.body, d.test, d."webhookId", w.url, w.secret, w."previousSecret", w."previousSecretExpiresAt"`;
+    RETURNING d.id, d."eventType", d.body, d.test, d."webhookId", w.url, w.secret, w."previousSecret", w."previousSecretExpiresAt",
+      (SELECT "createdAt" FROM "OutboxEvent" WHERE id = d."eventId") AS "eventCreatedAt"`;
   return rows[0];
 }
 
@@ -82,6 +85,7 @@ async function heldForMs(db: Db, { deliveryId, attempt }: DeliverWebhookPayload)
 }
 
 const STATUS_AFTER = { settle: 'succeeded', retry: 'pending', fail: 'failed' } as const;
+const OUTCOME_OF = { settle: 'succeeded', retry: 'retrying', fail: 'failed' } as const;
 
 /**
  * One attempt: sign, POST, record the attempt, then schedule the next one or settle the delivery.
@@ -121,6 +125,12 @@ export async function deliverWebhook(deps: WorkerDeps, policy: DeliveryPolicy, p
     nextAttemptAt: decision.kind === 'retry' ? new Date(Date.now() + decision.delayMs) : null,
     disableWebhook,
   });
+  const outcome = OUTCOME_OF[decision.kind];
+  deps.metrics.observe(outcome, result.responseTimeMs, delivery.eventCreatedAt);
+  deps.logger.info(
+    { deliveryId: delivery.id, webhookId: delivery.webhookId, event: delivery.eventType, attempt, status: result.status, durationMs: result.responseTimeMs, outcome },
+    'delivery attempt',
+  );
   if (decision.kind === 'retry') await jobs.scheduleDeliveries([{ deliveryId: delivery.id, attempt: attempt + 1, delayMs: decision.delayMs }]);
   if (disableWebhook) deps.logger.warn({ webhookId: delivery.webhookId, deliveryId: delivery.id }, 'subscription disabled after its last retry failed');
 }

@@ -2,7 +2,7 @@ import { createLogger, loadWorkerConfig } from '@worktrack/config';
 import { startWorker } from '../../src/compose';
 
 /** Test-sized settings: quick retries and sweep, loopback receivers allowed, a health port of its own. */
-const TEST_ENV: NodeJS.ProcessEnv = {
+export const TEST_ENV: NodeJS.ProcessEnv = {
   WEBHOOK_ALLOWED_HOSTS: '127.0.0.1',
   WEBHOOK_TIMEOUT_MS: '2000',
   WEBHOOK_RETRY_DELAYS_MS: '20,20,20,20,20,20',

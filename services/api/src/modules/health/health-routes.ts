@@ -3,16 +3,24 @@ import { unreadyDependencies } from '@worktrack/config';
 import type { AppDeps } from '../../deps';
 import { unavailable } from '../../http/errors';
 
-/** `/healthz`: the process is up. `/readyz`: Postgres and Redis answer. Neither needs a key. */
-export function healthRoutes(deps: Pick<AppDeps, 'db' | 'redis'>): Router {
+/**
+ * `/healthz`: the process is up. `/readyz`: not draining, and Postgres, Redis and the object store
+ * answer. Neither needs a key.
+ */
+export function healthRoutes(deps: Pick<AppDeps, 'db' | 'redis' | 'store' | 'draining'>): Router {
   const router = Router();
   router.get('/healthz', (_req, res) => {
     res.json({ status: 'ok' });
   });
   router.get('/readyz', async (_req, res) => {
-    const down = await unreadyDependencies({ database: () => deps.db.$queryRaw`SELECT 1`, redis: () => deps.redis.ping() });
+    if (deps.draining()) throw unavailable('Not ready: shutting down');
+    const down = await unreadyDependencies({
+      database: () => deps.db.$queryRaw`SELECT 1`,
+      redis: () => deps.redis.ping(),
+      objectStore: () => deps.store.ping(),
+    });
     if (down.length > 0) throw unavailable(`Not ready: ${down.join(', ')} unreachable`);
-    res.json({ status: 'ok', checks: { database: 'ok', redis: 'ok' } });
+    res.json({ status: 'ok', checks: { database: 'ok', redis: 'ok', objectStore: 'ok' } });
   });
   return router;
 }

@@ -1,0 +1,59 @@
+import { once } from 'node:events';
+import type { AddressInfo } from 'node:net';
+import type { ApiConfig, Logger } from '@worktrack/config';
+import { createDb } from '@worktrack/db';
+import { createMetricsRegistry, registerBacklogGauges } from '@worktrack/metrics';
+import { createRedisConnection, JobScheduler } from '@worktrack/queue';
+import { createObjectStore } from '@worktrack/storage';
+import { createApp } from './app';
+import { createApiServer } from './server';
+
+export interface RunningApi {
+  url: string;
+  /**
+   * Answers /readyz with 503 at once and for DRAIN_DELAY_MS (so a load balancer stops sending),
+   * then stops accepting, lets in-flight requests finish and closes every connection.
+   */
+  close(): Promise<void>;
+}
+
+/** The API as it ships: its dependencies built from the settings, the server listening. */
+export async function startApi(config: ApiConfig, logger: Logger): Promise<RunningApi> {
+  const db = createDb(config.databaseUrl);
+  const redis = createRedisConnection(config.redisUrl, 'producer', 'api');
+  const producer = createRedisConnection(config.redisUrl, 'producer', 'api-producer');
+  const jobs = new JobScheduler(producer, config.redisPrefix, (err) => logger.warn({ err }, 'queue unavailable'));
+  const store = createObjectStore(config.s3);
+  await store
+    .ensureBucket()
+    .catch((err: unknown) => logger.warn({ endpoint: config.s3.endpoint, error: String(err) }, 'object store unreachable at boot (S3_ENDPOINT); file endpoints answer 503 until it answers'));
+
+  const metrics = createMetricsRegistry();
+  const queues = [jobs.events, jobs.deliveries];
+  registerBacklogGauges(metrics, {
+    undispatchedEvents: () => db.outboxEvent.count({ where: { dispatchedAt: null } }),
+    queueJobs: async () => Object.fromEntries(await Promise.all(queues.map(async (queue) => [queue.name, await queue.getJobCounts()] as const))),
+  });
+
+  let draining = false;
+  const app = createApp({ config, db, redis, jobs, logger, store, metrics, draining: () => draining });
+  const server = createApiServer(app).listen(config.port, config.host);
+  await Promise.race([once(server, 'listening'), once(server, 'error').then(([err]) => Promise.reject(err as Error))]);
+  const { port } = server.address() as AddressInfo;
+
+  return {
+    url: `http://${config.host}:${port}`,
+    async close() {
+      draining = true;
+      await new Promise((resolve) => setTimeout(resolve, config.drainDelayMs));
+      const closed = new Promise((resolve) => server.close(resolve));
+      server.closeIdleConnections();
+      await closed;
+      await jobs.close();
+      store.close();
+      redis.disconnect();
+      producer.disconnect();
+      await db.$disconnect();
+    },
+  };
+}

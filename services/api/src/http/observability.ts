@@ -1,0 +1,68 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Request, RequestHandler } from 'express';
+import { pinoHttp } from 'pino-http';
+import { Counter, Histogram, type Registry } from 'prom-client';
+import type { Logger } from '@worktrack/config';
+
+/**
+ * The route's template (`/v1/tasks/:taskId`), never the raw path: ids would make a label per record.
+ * Routes of the table record theirs when matched (`matchedRoute`), since Express forgets the mount
+ * path once an error leaves the router; requests refused before any route matched are `unmatched`.
+ */
+export function routeTemplate(req: Request): string {
+  const matched = (req.res?.locals as { route?: string } | undefined)?.route;
+  return matched ?? (req.route ? `${req.baseUrl}${String(req.route.path)}` : 'unmatched');
+}
+
+export function matchedRoute(req: Request, template: string): void {
+  req.res!.locals.route = `${req.baseUrl}${template}`;
+}
+
+/** One access line per request: requestId (the X-Request-Id the client got), method, route, status, duration, organization. */
+export function accessLog(logger: Logger): RequestHandler {
+  const line = (incoming: IncomingMessage, res: ServerResponse, responseTime: number) => {
+    const req = incoming as Request;
+    return { method: req.method, route: routeTemplate(req), status: res.statusCode, durationMs: responseTime, organization: req.tenant?.organizationId ?? null };
+  };
+  return pinoHttp({
+    logger,
+    genReqId: (req) => (req as Request).requestId,
+    customAttributeKeys: { reqId: 'requestId' },
+    quietReqLogger: true,
+    quietResLogger: true,
+    customLogLevel: (_req, res, err) => (err || res.statusCode >= 500 ? 'error' : 'info'),
+    customSuccessMessage: () => 'request',
+    customErrorMessage: () => 'request failed',
+    customSuccessObject: (req, res, { responseTime }: { responseTime: number }) => line(req, res, responseTime),
+    customErrorObject: (req, res, err, { responseTime }: { responseTime: number }) => ({ ...line(req, res, responseTime), err }),
+  }) as unknown as RequestHandler;
+}
+
+/** DECISIONS §12: `http_requests_total` and `http_request_duration_seconds` by method, route template and status. */
+export function httpMetrics(registry: Registry): RequestHandler {
+  const labelNames = ['method', 'route', 'status'] as const;
+  const requests = new Counter({ name: 'http_requests_total', help: 'HTTP requests answered', labelNames, registers: [registry] });
+  const duration = new Histogram({
+    name: 'http_request_duration_seconds',
+    help: 'Time from request to response',
+    labelNames,
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+    registers: [registry],
+  });
+  return (req, res, next) => {
+    const started = process.hrtime.bigint();
+    res.on('finish', () => {
+      const labels = { method: req.method, route: routeTemplate(req), status: String(res.statusCode) };
+      requests.inc(labels);
+      duration.observe(labels, Number(process.hrtime.bigint() - started) / 1e9);
+    });
+    next();
+  };
+}
+
+/** `/metrics` in Prometheus's text format. */
+export function metricsEndpoint(registry: Registry): RequestHandler {
+  return async (_req, res) => {
+    res.type(registry.contentType).send(await registry.metrics());
+  };
+}

@@ -1,0 +1,120 @@
+import { execFileSync } from 'node:child_process';
+import { cpSync, mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { parse } from 'yaml';
+import { apiEnvSchema, SHUTDOWN_DEADLINE_MS, workerEnvSchema } from '@worktrack/config';
+import { exitCode, freePort, repoRoot, spawnLogged, waitForHttp } from './support/processes';
+
+/**
+ * No Docker engine runs on these machines, so docker-compose.yml and infra/Dockerfile are read
+ * against the code instead: the settings they pass exist, the images are pinned, and the files
+ * the final image holds run on their own.
+ */
+interface ComposeService {
+  image?: string;
+  build?: unknown;
+  command?: string[];
+  environment?: Record<string, string>;
+  ports?: string[];
+  stop_grace_period?: string;
+  healthcheck?: { test: string[] };
+}
+
+const compose = parse(readFileSync(path.join(repoRoot, 'docker-compose.yml'), 'utf8')) as { services: Record<string, ComposeService> };
+const services = compose.services;
+const dockerfile = readFileSync(path.join(repoRoot, 'infra/Dockerfile'), 'utf8');
+const settings = new Set([apiEnvSchema, workerEnvSchema].flatMap((schema) => Object.keys(schema.describe().keys)));
+const defaultOf = (schema: typeof apiEnvSchema, key: string) => (schema.extract(key).describe().flags as { default?: unknown } | undefined)?.default;
+const seconds = (duration: string) => Number(/^(\d+)s$/.exec(duration)?.[1] ?? NaN);
+
+describe('docker-compose.yml', () => {
+  it('pins every image by tag, and takes MinIO from its own registry', () => {
+    for (const [name, service] of Object.entries(services)) {
+      const image = service.image;
+      if (image === undefined) continue;
+      expect({ name, tagged: /:[^/]+$/.test(image) && !image.endsWith(':latest') }).toEqual({ name, tagged: true });
+      if (image.includes('minio')) expect(image).toMatch(/^quay\.io\/minio\//);
+    }
+  });
+
+  it('passes only settings that the services read', () => {
+    for (const service of Object.values(services)) {
+      if (!service.build) continue;
+      for (const variable of Object.keys(service.environment ?? {})) expect({ variable, known: settings.has(variable) }).toEqual({ variable, known: true });
+    }
+  });
+
+  it('gives the API and the worker longer to stop than their drain deadline', () => {
+    for (const name of ['api', 'worker']) expect(seconds(services[name]!.stop_grace_period ?? '0s') * 1000).toBeGreaterThan(SHUTDOWN_DEADLINE_MS);
+  });
+
+  it('publishes and health-checks the ports the services listen on', () => {
+    const api = services.api!;
+    const port = defaultOf(apiEnvSchema, 'PORT');
+    expect(api.ports).toEqual([`${port}:${port}`]);
+    expect(api.healthcheck!.test.join(' ')).toContain(`127.0.0.1:${port}/readyz`);
+    const healthPort = defaultOf(workerEnvSchema, 'WORKER_HEALTH_PORT');
+    expect(services.worker!.healthcheck!.test.join(' ')).toContain(`127.0.0.1:${healthPort}/readyz`);
+  });
+});
+
+describe('the production image', () => {
+  /** What the Dockerfile's final stage copies from the build stage, laid out as it would be. */
+  let image: string;
+
+  beforeAll(() => {
+    execFileSync(process.execPath, [path.join(repoRoot, 'scripts/build.mjs')], { cwd: repoRoot, stdio: 'pipe' });
+    image = mkdtempSync(path.join(tmpdir(), 'wt-image-'));
+    for (const [, source] of dockerfile.matchAll(/^COPY --from=build \/src\/(\S+)/gm)) cpSync(path.join(repoRoot, source!), path.join(image, source!), { recursive: true });
+  }, 60_000);
+
+  it('keeps the build context free of secrets and dependencies', () => {
+    const ignored = readFileSync(path.join(repoRoot, '.dockerignore'), 'utf8').split('\n');
+    expect(ignored).toEqual(expect.arrayContaining(['.env', '**/node_modules', '.git']));
+  });
+
+  it('migrates, bootstraps and serves from the bundles alone, with no node_modules', async () => {
+    const env = { ...process.env, PRISMA_SCHEMA_ENGINE_WASM: path.join(image, 'dist/schema_engine_bg.wasm'), NODE_PATH: '' };
+    const command = (service: string) => services[service]!.command!;
+    expect(command('migrate')[0]).toBe('node');
+
+    const url = new URL(process.env.DATABASE_URL!);
+    url.pathname = `${url.pathname}_image`;
+    const databaseEnv = { ...env, DATABASE_URL: url.toString() };
+    const migrate = execFileSync(process.execPath, command('migrate').slice(1), { cwd: image, env: databaseEnv, encoding: 'utf8' });
+    expect(migrate).toContain(`Migrating database "${url.pathname.slice(1)}"`);
+
+    const bootstrap = execFileSync(process.execPath, ['dist/cli.js', 'bootstrap', '--org', `Image ${Date.now()}`, '--email', 'ops@example.com', '--json'], {
+      cwd: image,
+      env: databaseEnv,
+      encoding: 'utf8',
+    });
+    const { liveKey } = JSON.parse(bootstrap) as { liveKey: string };
+
+    const [port, healthPort] = await Promise.all([freePort(), freePort()]);
+    const serviceEnv = { ...databaseEnv, PORT: String(port), WORKER_HEALTH_PORT: String(healthPort), REDIS_PREFIX: `wt-test-image-${Date.now()}` };
+    const api = spawnLogged(command('api'), { cwd: image, env: serviceEnv });
+    const worker = spawnLogged(command('worker'), { cwd: image, env: serviceEnv });
+    try {
+      // No object store runs here, so the API's readiness would name it: its liveness and a write show the bundle works.
+      await waitForHttp(`http://127.0.0.1:${port}/healthz`);
+      const created = await fetch(`http://127.0.0.1:${port}/v1/projects`, {
+        method: 'POST',
+        headers: { Authorization: `Bearer ${liveKey}`, 'Content-Type': 'application/json' },
+        body: JSON.stringify({ name: 'From the image' }),
+      });
+      expect(created.status).toBe(201);
+      await waitForHttp(`http://127.0.0.1:${healthPort}/readyz`);
+      expect((await fetch(`http://127.0.0.1:${healthPort}/queues`)).status).toBe(200);
+      expect((await fetch(`http://127.0.0.1:${healthPort}/queues/static/favicon-32x32.png`)).status).toBe(200);
+      api.kill('SIGTERM');
+      worker.kill('SIGTERM');
+      expect(await exitCode(api)).toBe(0);
+      expect(await exitCode(worker)).toBe(0);
+    } finally {
+      api.kill('SIGKILL');
+      worker.kill('SIGKILL');
+    }
+  }, 60_000);
+});
