@@ -3,7 +3,7 @@
 // else. Ctrl-C / SIGTERM stops them all gracefully.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
-import { loadApiConfig, loadDotEnv, onParentExit } from '@worktrack/config';
+import { loadApiConfig, loadDotEnv, loadWorkerConfig, onParentExit } from '@worktrack/config';
 import { startEmbeddedS3, type EmbeddedS3 } from '@worktrack/storage';
 
 const root = path.resolve(__dirname, '..');
@@ -24,8 +24,23 @@ async function startEmbeddedStore(): Promise<EmbeddedS3 | null> {
     accessKeyId: s3.accessKeyId,
     secretAccessKey: s3.secretAccessKey,
   });
-  console.log(`embedded S3-compatible store at ${store.endpoint} (data in ${s3Embedded.directory})`);
   return store;
+}
+
+/** What runs where, once, so a new user knows which address to open. */
+function printSummary(store: EmbeddedS3 | null): void {
+  const api = loadApiConfig();
+  const worker = loadWorkerConfig();
+  const apiUrl = `http://${api.host}:${api.port}`;
+  const healthUrl = `http://${worker.healthHost}:${worker.healthPort}`;
+  const rows = [
+    ['API', `${apiUrl}/v1`],
+    ['API health, metrics', `${apiUrl}/readyz, ${apiUrl}/metrics`],
+    ['worker health, metrics', `${healthUrl}/readyz, ${healthUrl}/metrics`],
+    ['queue dashboard', `${healthUrl}/queues${worker.queueDashboardToken ? ' (QUEUE_DASHBOARD_TOKEN)' : ' (read-only)'}`],
+    ['object store', store ? `${store.endpoint} (embedded, data in ${api.s3Embedded!.directory})` : `${api.s3.endpoint} (S3_ENDPOINT)`],
+  ];
+  console.log(rows.map(([what, where]) => `  ${what!.padEnd(24)}${where}`).join('\n'));
 }
 
 function run(entry: string): ChildProcess {
@@ -36,6 +51,7 @@ async function main(): Promise<void> {
   loadDotEnv();
   migrate();
   const store = await startEmbeddedStore();
+  printSummary(store);
   const children = [run('services/api/src/main.ts'), run('services/worker/src/main.ts')];
 
   let stopping = false;
