@@ -4,7 +4,7 @@ import { verify } from '@octokit/webhooks-methods';
 import type { Role } from '@worktrack/db';
 import { startReceiver, type Received } from '../../worker/test/support/receiver';
 import { startTestWorker } from '../../worker/test/support/worker-harness';
-import { addMember, as, createHarness, createOrg, expectError, waitFor, type Harness, type TestOrg } from './support/harness';
+import { addMember, as, createHarness, createOrg, expectError, keyWith, waitFor, type Harness, type TestOrg } from './support/harness';
 import { itEnforcesAccess } from './support/security';
 
 const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
@@ -24,11 +24,15 @@ afterAll(() => h.close());
 
 const ctx = () => ({ harness: h, org, otherOrg });
 
+/** The rights of the guest and member roles (DECISIONS §1). */
+const GUEST_RIGHTS = ['tasks:read', 'projects:read', 'members:read', 'comments:read', 'comments:write', 'files:read', 'webhooks:read'] as const;
+const MEMBER_RIGHTS = [...GUEST_RIGHTS.filter((p) => p !== 'webhooks:read'), 'tasks:write', 'projects:write', 'files:write'] as const;
+
 let inviteCounter = 0;
 const freshEmail = () => `invitee-${Date.now().toString(36)}-${(inviteCounter += 1)}@example.com`;
 
-async function invite(owner: TestOrg, role: Role = 'member', email = freshEmail()) {
-  const res = await as(h.app, owner.liveKey).post('/v1/members/invite', { email, role });
+async function invite(owner: TestOrg, role: Role = 'member', email = freshEmail(), key = owner.liveKey) {
+  const res = await as(h.app, key).post('/v1/members/invite', { email, role });
   expect(res.status).toBe(201);
   return res.body as { id: string; email: string; role: Role; token: string };
 }
@@ -115,6 +119,7 @@ describe('POST /v1/members/invite', () => {
       email,
       role: 'guest',
       status: 'pending',
+      invitedBy: org.user.id,
       expiresAt: expect.stringMatching(ISO),
       createdAt: expect.stringMatching(ISO),
       token: expect.any(String),
@@ -149,6 +154,22 @@ describe('POST /v1/members/invite', () => {
 
   it('answers 409 when the email is already a member', async () => {
     expectError(await as(h.app, org.liveKey).post('/v1/members/invite', { email: org.user.email, role: 'member' }), 409, 'conflict');
+  });
+
+  it.each([
+    ['members:write alone', 'guest', ['members:write']],
+    ["a guest's rights", 'member', GUEST_RIGHTS],
+    ["a member's rights", 'admin', MEMBER_RIGHTS],
+  ] as const)('answers 403 naming role to a key holding %s and members:write that invites to the %s role, storing nothing', async (_, role, rights) => {
+    const owner = await createOrg(h.db);
+    const key = await keyWith(h.db, owner, [...new Set([...rights, 'members:write'])]);
+    expectError(await as(h.app, key).post('/v1/members/invite', { email: freshEmail(), role }), 403, 'forbidden', 'role');
+    expect(await h.db.invitation.count({ where: { organizationId: owner.organization.id } })).toBe(0);
+  });
+
+  it('lets a restricted key invite to a role whose rights it holds', async () => {
+    const key = await keyWith(h.db, org, [...GUEST_RIGHTS, 'members:write']);
+    expect((await as(h.app, key).post('/v1/members/invite', { email: freshEmail(), role: 'guest' })).body.role).toBe('guest');
   });
 
   it('is refused to a member-role key (members lack members:write)', async () => {
@@ -245,6 +266,24 @@ describe('PATCH /v1/members/{userId}', () => {
     expectError(await as(h.app, org.liveKey).patch(`/v1/members/${memberId}`, body), 400, 'invalid_request', param);
   });
 
+  it('refuses (403 naming role) a key with only guest rights and members:write that promotes a guest it invited: it cannot mint an admin', async () => {
+    const owner = await createOrg(h.db);
+    const key = await keyWith(h.db, owner, [...GUEST_RIGHTS, 'members:write']);
+    const { token } = await invite(owner, 'guest', freshEmail(), key);
+    const guest = (await accept({ token, name: 'Puppet' })).body.member as { id: string };
+    for (const role of ['member', 'admin']) {
+      expectError(await as(h.app, key).patch(`/v1/members/${guest.id}`, { role }), 403, 'forbidden', 'role');
+    }
+    expect((await as(h.app, owner.liveKey).get('/v1/members?role=guest')).body.data.map((m: { id: string }) => m.id)).toEqual([guest.id]);
+  });
+
+  it('lets a restricted key change a role to one whose rights it holds', async () => {
+    const owner = await createOrg(h.db);
+    const { userId } = await addMember(h.db, owner, { role: 'member' });
+    const key = await keyWith(h.db, owner, [...GUEST_RIGHTS, 'members:write']);
+    expect((await as(h.app, key).patch(`/v1/members/${userId}`, { role: 'guest' })).body.role).toBe('guest');
+  });
+
   it('answers 404 naming userId for an unknown user and for a member of another organization', async () => {
     expectError(await as(h.app, org.liveKey).patch('/v1/members/usr_nobody', { role: 'guest' }), 404, 'not_found', 'userId');
     expectError(await as(h.app, otherOrg.liveKey).patch(`/v1/members/${memberId}`, { role: 'guest' }), 404, 'not_found', 'userId');
@@ -287,6 +326,103 @@ describe('DELETE /v1/members/{userId}', () => {
     expectError(await as(h.app, org.liveKey).delete('/v1/members/usr_nobody'), 404, 'not_found', 'userId');
     expectError(await as(h.app, otherOrg.liveKey).delete(`/v1/members/${memberId}`), 404, 'not_found', 'userId');
     expect((await as(h.app, org.liveKey).get('/v1/members?limit=100')).body.data.map((m: { id: string }) => m.id)).toContain(memberId);
+  });
+});
+
+describe('GET /v1/members/invitations', () => {
+  let owner: TestOrg;
+
+  beforeAll(async () => {
+    owner = await createOrg(h.db);
+  });
+
+  itEnforcesAccess(ctx, () => ({ method: 'get', path: '/v1/members/invitations', permission: 'members:read' }), { namesResource: false });
+
+  it('lists the pending invitations, newest first, in the pagination envelope, without their tokens', async () => {
+    const first = await invite(owner, 'guest');
+    const second = await invite(owner, 'admin');
+    const res = await as(h.app, owner.liveKey).get('/v1/members/invitations');
+    expect(res.status).toBe(200);
+    const record = ({ token: _token, ...rest }: { token: string }) => ({ ...rest, invitedBy: owner.user.id });
+    expect(res.body).toEqual({ data: [record(second), record(first)], pagination: { total: 2, limit: 50, offset: 0, hasMore: false } });
+    expect(JSON.stringify(res.body)).not.toContain('invtok_');
+
+    const page = await as(h.app, owner.liveKey).get('/v1/members/invitations?limit=1&offset=1');
+    expect(page.body).toEqual({ data: [record(first)], pagination: { total: 2, limit: 1, offset: 1, hasMore: false } });
+  });
+
+  it('leaves out accepted, revoked and expired invitations, and those of other organizations', async () => {
+    const other = await createOrg(h.db);
+    const pending = await invite(other);
+    await accept({ token: (await invite(other)).token, name: 'Joined' }).expect(201);
+    await as(h.app, other.liveKey).delete(`/v1/members/invitations/${(await invite(other)).id}`).expect(204);
+    const expired = await invite(other);
+    await h.db.invitation.update({ where: { id: expired.id }, data: { expiresAt: new Date(Date.now() - 1_000) } });
+    await invite(owner);
+
+    const res = await as(h.app, other.liveKey).get('/v1/members/invitations');
+    expect(res.body.data.map((i: { id: string }) => i.id)).toEqual([pending.id]);
+    expect(res.body.pagination.total).toBe(1);
+  });
+
+  it.each([
+    ['limit=0', 'limit'],
+    ['limit=101', 'limit'],
+    ['offset=-1', 'offset'],
+    ['status=accepted', 'status'],
+  ])('refuses ?%s naming %s', async (query, param) => {
+    expectError(await as(h.app, owner.liveKey).get(`/v1/members/invitations?${query}`), 400, 'invalid_request', param);
+  });
+});
+
+describe('DELETE /v1/members/invitations/{invitationId}', () => {
+  let invitationId: string;
+
+  beforeAll(async () => {
+    invitationId = (await invite(org)).id;
+  });
+
+  itEnforcesAccess(ctx, () => ({ method: 'delete', path: `/v1/members/invitations/${invitationId}`, permission: 'members:write' }), {
+    namesResource: false,
+  });
+
+  it('revokes with 204: the token then fails like an unknown one, and the invitation is no longer listed', async () => {
+    const { id, token } = await invite(org);
+    const res = await as(h.app, org.liveKey).delete(`/v1/members/invitations/${id}`);
+    expect(res.status).toBe(204);
+    expect(res.text).toBe('');
+    expectError(await accept({ token, name: 'Too late' }), 400, 'invalid_request', 'token');
+    expect((await as(h.app, org.liveKey).get('/v1/members/invitations?limit=100')).body.data.map((i: { id: string }) => i.id)).not.toContain(id);
+  });
+
+  it('answers 404 naming invitationId for an unknown, another organization\'s, a revoked or an accepted invitation', async () => {
+    const { id: revoked } = await invite(org);
+    await as(h.app, org.liveKey).delete(`/v1/members/invitations/${revoked}`).expect(204);
+    const { id: accepted, token } = await invite(org);
+    await accept({ token, name: 'Joined' }).expect(201);
+    for (const id of ['inv_nobody', revoked, accepted]) {
+      expectError(await as(h.app, org.liveKey).delete(`/v1/members/invitations/${id}`), 404, 'not_found', 'invitationId');
+    }
+    expectError(await as(h.app, otherOrg.liveKey).delete(`/v1/members/invitations/${invitationId}`), 404, 'not_found', 'invitationId');
+    expect((await as(h.app, org.liveKey).get('/v1/members/invitations?limit=100')).body.data.map((i: { id: string }) => i.id)).toContain(invitationId);
+  });
+
+  it('is refused to a test key', async () => {
+    expectError(await as(h.app, org.testKey).delete(`/v1/members/invitations/${invitationId}`), 403, 'forbidden');
+  });
+});
+
+describe('removing a member', () => {
+  it('revokes the pending invitations they sent, and only those', async () => {
+    const owner = await createOrg(h.db);
+    const inviter = await addMember(h.db, owner, { role: 'admin' });
+    const sent = await invite(owner, 'admin', freshEmail(), inviter.key);
+    const kept = await invite(owner);
+    await as(h.app, owner.liveKey).delete(`/v1/members/${inviter.userId}`).expect(204);
+
+    expectError(await accept({ token: sent.token, name: 'Orphan' }), 400, 'invalid_request', 'token');
+    expect((await as(h.app, owner.liveKey).get('/v1/members/invitations')).body.data.map((i: { id: string }) => i.id)).toEqual([kept.id]);
+    expect((await accept({ token: kept.token, name: 'Welcome' })).status).toBe(201);
   });
 });
 

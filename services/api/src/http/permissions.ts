@@ -33,6 +33,11 @@ const ROLE_PERMISSIONS: Record<Role, ReadonlySet<Permission>> = {
  */
 const LIVE_ONLY: ReadonlySet<Permission> = new Set(['members:write', 'api_keys:write']);
 
+/** DECISIONS §1, a key grants only what it holds: whether a role has rights beyond the given permissions. */
+export function roleExceeds(role: Role, permissions: ReadonlySet<Permission>): boolean {
+  return [...ROLE_PERMISSIONS[role]].some((p) => !permissions.has(p));
+}
+
 /** A key may do what its permissions grant and its user's role allows; test keys never manage members or keys. */
 export function effectivePermissions(keyPermissions: readonly string[], role: Role, mode: Mode): Set<Permission> {
   const granted = keyPermissions.includes('*') ? PERMISSIONS : PERMISSIONS.filter((p) => keyPermissions.includes(p));

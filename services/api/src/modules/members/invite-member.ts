@@ -2,7 +2,9 @@ import { createHash, randomBytes } from 'node:crypto';
 import { newId } from '@worktrack/db';
 import { conflict } from '../../http/errors';
 import { defineRoute } from '../../http/route';
+import { toInvitationRecord } from './invitation-record';
 import { inviteBody } from './member-schemas';
+import { assertKeyCanGrant } from './membership-rules';
 
 const INVITATION_TTL_MS = 7 * 24 * 3600 * 1000;
 
@@ -16,6 +18,7 @@ export const inviteMember = defineRoute({
   body: inviteBody,
   status: 201,
   handler: async ({ body, tenant, deps }) => {
+    assertKeyCanGrant(tenant, body.role);
     const existing = await deps.db.membership.findFirst({ where: { organizationId: tenant.organizationId, user: { email: body.email } } });
     if (existing) throw conflict(`${body.email} is already a member`, 'email');
     const token = `invtok_${randomBytes(32).toString('base64url')}`;
@@ -30,14 +33,6 @@ export const inviteMember = defineRoute({
         expiresAt: new Date(Date.now() + INVITATION_TTL_MS),
       },
     });
-    return {
-      id: invitation.id,
-      email: invitation.email,
-      role: invitation.role,
-      status: invitation.status,
-      expiresAt: invitation.expiresAt.toISOString(),
-      createdAt: invitation.createdAt.toISOString(),
-      token,
-    };
+    return { ...toInvitationRecord(invitation), token };
   },
 });

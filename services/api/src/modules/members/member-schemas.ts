@@ -10,6 +10,8 @@ export const inviteBody = Joi.object<{ email: string; role: Role }>({
   email: Joi.string().trim().lowercase().email({ tlds: false }).max(320).required(),
   role: role.required(),
 });
+export const invitationParams = Joi.object<{ invitationId: string }>({ invitationId: Joi.string().max(100).required() });
+export const listInvitationsQuery = Joi.object<{ limit: number; offset: number }>({ ...pageQuery });
 export const updateMemberBody = Joi.object<{ role: Role }>({ role: role.required() });
 export const acceptInvitationBody = Joi.object<{ token: string; name: string }>({
   token: Joi.string().max(200).required(),

@@ -1,5 +1,12 @@
-import type { Tx } from '@worktrack/db';
-import { conflict } from '../../http/errors';
+import type { Role, Tx } from '@worktrack/db';
+import type { Tenant } from '../../http/auth';
+import { conflict, forbidden } from '../../http/errors';
+import { roleExceeds } from '../../http/permissions';
+
+/** Inviting to or promoting to a role is granting its rights: the calling key must hold them all (DECISIONS §1). */
+export function assertKeyCanGrant(tenant: Tenant, role: Role): void {
+  if (roleExceeds(role, tenant.permissions)) throw forbidden(`This API key cannot grant the ${role} role: it lacks some of that role's permissions`, 'role');
+}
 
 /**
  * Serializes membership changes of one organization for the rest of the transaction, so two

@@ -2,11 +2,15 @@ import { events } from '@worktrack/events';
 import { commitWithEvents } from '../../commit';
 import { notFound } from '../../http/errors';
 import { defineRoute } from '../../http/route';
+import { pendingInvitations, revocation } from './invitation-record';
 import { toMemberRecord } from './member-record';
 import { memberParams } from './member-schemas';
 import { assertNotLastAdmin, lockMemberships, memberEventScope } from './membership-rules';
 
-/** Removes the membership and revokes the user's keys in this organization: they stop working at once. */
+/**
+ * Removes the membership and revokes the user's keys in this organization (they stop working at once)
+ * and the invitations they sent that are still pending.
+ */
 export const removeMember = defineRoute({
   method: 'delete',
   path: '/members/:userId',
@@ -24,6 +28,7 @@ export const removeMember = defineRoute({
         where: { organizationId: tenant.organizationId, userId: params.userId, revokedAt: null },
         data: { revokedAt: new Date() },
       });
+      await tx.invitation.updateMany({ where: { ...pendingInvitations(tenant.organizationId), invitedById: params.userId }, data: revocation() });
       return { result: undefined, events: [events.memberRemoved(toMemberRecord(existing))] };
     }),
 });

@@ -4,7 +4,7 @@ import { notFound } from '../../http/errors';
 import { defineRoute } from '../../http/route';
 import { toMemberRecord } from './member-record';
 import { memberParams, updateMemberBody } from './member-schemas';
-import { assertNotLastAdmin, lockMemberships, memberEventScope } from './membership-rules';
+import { assertKeyCanGrant, assertNotLastAdmin, lockMemberships, memberEventScope } from './membership-rules';
 
 export const updateMember = defineRoute({
   method: 'patch',
@@ -12,8 +12,9 @@ export const updateMember = defineRoute({
   permission: 'members:write',
   params: memberParams,
   body: updateMemberBody,
-  handler: ({ params, body, tenant, deps }) =>
-    commitWithEvents(deps, memberEventScope(tenant.organizationId), async (tx) => {
+  handler: async ({ params, body, tenant, deps }) => {
+    assertKeyCanGrant(tenant, body.role);
+    return commitWithEvents(deps, memberEventScope(tenant.organizationId), async (tx) => {
       await lockMemberships(tx, tenant.organizationId);
       const key = { organizationId_userId: { organizationId: tenant.organizationId, userId: params.userId } };
       const existing = await tx.membership.findUnique({ where: key, include: { user: true } });
@@ -22,5 +23,6 @@ export const updateMember = defineRoute({
       if (existing.role === 'admin') await assertNotLastAdmin(tx, tenant.organizationId);
       const updated = toMemberRecord(await tx.membership.update({ where: key, data: { role: body.role }, include: { user: true } }));
       return { result: updated, events: [events.memberRoleChanged(updated, existing.role)] };
-    }),
+    });
+  },
 });

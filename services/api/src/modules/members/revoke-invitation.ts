@@ -1,0 +1,20 @@
+import { notFound } from '../../http/errors';
+import { defineRoute } from '../../http/route';
+import { pendingInvitations, revocation } from './invitation-record';
+import { invitationParams } from './member-schemas';
+
+/** Its token then fails like an unknown one. Only a pending invitation can be revoked. */
+export const revokeInvitation = defineRoute({
+  method: 'delete',
+  path: '/members/invitations/:invitationId',
+  permission: 'members:write',
+  params: invitationParams,
+  handler: async ({ params, tenant, deps }) => {
+    const { count } = await deps.db.invitation.updateMany({
+      where: { ...pendingInvitations(tenant.organizationId), id: params.invitationId },
+      data: revocation(),
+    });
+    if (count === 0) throw notFound('invitationId', 'No such pending invitation');
+    return undefined;
+  },
+});
