@@ -39,9 +39,9 @@ describe('shipped entry points', () => {
     }
   }, 60_000);
 
-  it('`pnpm cli` refuses bad arguments with a message and a non-zero exit', async () => {
+  it('`pnpm cli` refuses bad arguments with a message and exit code 2', async () => {
     const cli = runEntry('services/api/src/cli.ts', ['bootstrap', '--org', 'Acme'], {});
-    expect(await exitCode(cli)).toBe(1);
+    expect(await exitCode(cli)).toBe(2);
     expect(cli.output()).toContain('--org and --email are required');
   });
 });
