@@ -1,4 +1,4 @@
-export { createDb, lockRow, type Db, type Tx } from './client';
+export { createDb, lockScopedRow, type Db, type LockableTable, type Tx } from './client';
 export { newId, ID_PREFIXES, type IdKind } from './ids';
 export { scoped, type Scope } from './scope';
 export { Prisma } from './generated/prisma/client';

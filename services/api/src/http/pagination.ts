@@ -36,3 +36,16 @@ export async function paginate<Row, Rec>(
   const [found, count] = await Promise.all([rows({ take: page.limit, skip: page.offset }), total()]);
   return envelope(found.map(toRecord), count, page);
 }
+
+/** The response schema of a list: SPEC's envelope around `item`. */
+export function pageOf<T>(item: Joi.ObjectSchema<T>): Joi.ObjectSchema<Envelope<T>> {
+  return Joi.object<Envelope<T>, true>({
+    data: Joi.array().items(item).required(),
+    pagination: Joi.object({
+      total: Joi.number().integer().min(0).required(),
+      limit: Joi.number().integer().required(),
+      offset: Joi.number().integer().required(),
+      hasMore: Joi.boolean().required(),
+    }).required(),
+  });
+}

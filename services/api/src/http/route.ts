@@ -1,61 +1,215 @@
 import type { Request, Response, Router } from 'express';
 import Joi from 'joi';
-import { ApiError, forbidden } from './errors';
+import { lockScopedRow, type Db, type LockableTable, type Scope, type Tx } from '@worktrack/db';
+import type { AppDeps } from '../deps';
 import { bearerKey, requireTenant, type Tenant } from './auth';
+import { ApiError, forbidden, notFound, type ErrorCode } from './errors';
 import { IdempotencyStore } from './idempotency';
+import { jsonBody } from './json-body';
 import { matchedRoute } from './observability';
 import type { Permission } from './permissions';
 import { validate } from './validation';
-import type { AppDeps } from '../deps';
 
-export interface RouteInput<P, Q, B> {
+/**
+ * A record the route is about, found within the tenant's scope or answered with 404: the only way
+ * a handler gets a record named by a path id (STYLE §16).
+ */
+export interface ResourceFinder<R> {
+  /** The path parameter holding the id, e.g. `taskId`. */
+  param: string;
+  /** `No such ${name}`. */
+  name: string;
+  /** Its table, for row locks. */
+  table: LockableTable;
+  /** The one scoped query that finds it. */
+  find(db: Db | Tx, scope: Scope, id: string): Promise<R | null>;
+}
+
+export interface Resource<R> extends ResourceFinder<R> {
+  /** The tenant's record, or a 404 naming the parameter. */
+  load(db: Db | Tx, scope: Scope, id: string): Promise<R>;
+  /** The same, with the row locked for the rest of the transaction (read-modify-write). */
+  lock(tx: Tx, scope: Scope, id: string): Promise<R>;
+}
+
+export function defineResource<R>(finder: ResourceFinder<R>): Resource<R> {
+  const missing = () => notFound(finder.param, `No such ${finder.name}`);
+  return {
+    ...finder,
+    async load(db, scope, id) {
+      return (await finder.find(db, scope, id)) ?? Promise.reject(missing());
+    },
+    async lock(tx, scope, id) {
+      if (!(await lockScopedRow(tx, finder.table, scope, id))) throw missing();
+      return this.load(tx, scope, id);
+    },
+  };
+}
+
+interface Common<P, Q, B> {
+  method: 'get' | 'post' | 'patch' | 'delete';
+  /** Express path, relative to /v1 (`/tasks/:taskId`). */
+  path: string;
+  /** One line for the API reference. */
+  summary: string;
+  /** The reference's section. */
+  tag: string;
+  description?: string;
+  params?: Joi.ObjectSchema<P>;
+  query?: Joi.ObjectSchema<Q>;
+  body?: Joi.ObjectSchema<B>;
+  /** The route reads a multipart/form-data body itself (uploads), with these text fields; other bodies get 415. */
+  multipart?: { fields: Joi.ObjectSchema; file: string };
+  /** Error codes beyond those every route of its kind can give (see `errorCodes`). */
+  errors?: ErrorCode[];
+}
+
+type Success<Res> = { status: 200 | 201 | 202; response: Joi.Schema<Res> } | { status: 204; response: null };
+
+export interface RouteInput<P, Q, B, R> {
   params: P;
   query: Q;
   body: B;
+  /** The record named by the path, loaded within the tenant's scope (when the route declares a resource). */
+  resource: R;
   tenant: Tenant;
   deps: AppDeps;
   req: Request;
   res: Response;
 }
 
-export interface RouteDefinition<P = any, Q = any, B = any> {
-  method: 'get' | 'post' | 'patch' | 'delete';
-  path: string;
-  permission: Permission;
-  params?: Joi.ObjectSchema<P>;
-  query?: Joi.ObjectSchema<Q>;
-  body?: Joi.ObjectSchema<B>;
-  /** The route reads a multipart/form-data body itself (uploads); other bodies are refused with 415. */
-  multipart?: boolean;
-  /** 200 by default; 201 for creations. A handler returning undefined answers 204 with no body. */
-  status?: number;
-  handler: (input: RouteInput<P, Q, B>) => Promise<unknown>;
+export type AuthenticatedRoute<P = any, Q = any, B = any, R = any, Res = any> = Common<P, Q, B> &
+  Success<Res> & {
+    kind: 'authenticated';
+    permission: Permission;
+    resource?: Resource<R>;
+    handler: (input: RouteInput<P, Q, B, R>) => Promise<Res>;
+  };
+
+export interface PublicRouteInput<P, Q, B> {
+  params: P;
+  query: Q;
+  body: B;
+  deps: AppDeps;
 }
 
-type Empty = Record<string, never>;
+/** A route that needs no API key: its body carries the credential (an invitation token). */
+export type PublicRoute<P = any, Q = any, B = any, Res = any> = Common<P, Q, B> &
+  Success<Res> & {
+    kind: 'public';
+    handler: (input: PublicRouteInput<P, Q, B>) => Promise<Res>;
+  };
 
-/** Declares an authenticated route: inputs validated with joi, permission checked, tenant handed over. */
-export function defineRoute<P = Empty, Q = Empty, B = Empty>(definition: RouteDefinition<P, Q, B>): RouteDefinition<P, Q, B> {
-  return definition;
+export type RouteDefinition = AuthenticatedRoute | PublicRoute;
+
+type Empty = Record<string, never>;
+type Returns<Res> = { status: 200 | 201 | 202; response: Joi.Schema<Res> } | { status: 204; response: null };
+
+/**
+ * Declares an authenticated route, the one definition of it: permission, inputs (validated with
+ * joi), the resource it loads, the response for its status, the error codes it can give, and the
+ * handler, which gets typed inputs and must return the declared response. The app mounts it, the
+ * OpenAPI document describes it, and the tests check every response against that description.
+ */
+export function defineRoute<P = Empty, Q = Empty, B = Empty, R = undefined, Res = undefined>(
+  definition: Omit<Common<P, Q, B>, never> &
+    Returns<Res> & {
+      permission: Permission;
+      resource?: Resource<R>;
+      handler: (input: RouteInput<P, Q, B, R>) => Promise<NoInfer<Res>>;
+    },
+): AuthenticatedRoute<P, Q, B, R, Res> {
+  return { ...definition, kind: 'authenticated' } as AuthenticatedRoute<P, Q, B, R, Res>;
+}
+
+export function definePublicRoute<P = Empty, Q = Empty, B = Empty, Res = undefined>(
+  definition: Common<P, Q, B> & Returns<Res> & { handler: (input: PublicRouteInput<P, Q, B>) => Promise<NoInfer<Res>> },
+): PublicRoute<P, Q, B, Res> {
+  return { ...definition, kind: 'public' } as PublicRoute<P, Q, B, Res>;
+}
+
+/** Every error code a route can answer: those of its kind, of its inputs, and its own. */
+export function errorCodes(route: RouteDefinition): ErrorCode[] {
+  const codes = new Set<ErrorCode>(['internal_error', 'unavailable']);
+  if (route.kind === 'authenticated') for (const code of ['unauthenticated', 'forbidden', 'rate_limited'] as const) codes.add(code);
+  if (route.params || route.query || route.body || route.multipart) codes.add('invalid_request');
+  if (route.body || route.multipart || route.method === 'post' || route.method === 'patch') {
+    for (const code of ['invalid_json', 'payload_too_large', 'unsupported_media_type'] as const) codes.add(code);
+  }
+  if (route.kind === 'authenticated' && route.resource) codes.add('not_found');
+  if (route.method === 'post' && route.kind === 'authenticated') codes.add('conflict'); // Idempotency-Key reuse
+  for (const code of route.errors ?? []) codes.add(code);
+  return [...codes];
 }
 
 const nothing = Joi.object({});
 
+interface ValidatedInput {
+  params: unknown;
+  query: unknown;
+  body: unknown;
+}
+
+function validateInput(route: RouteDefinition, req: Request): ValidatedInput {
+  const params = validate(route.params ?? nothing, req.params);
+  const query = validate(route.query ?? nothing, req.query);
+  const multipart = Boolean(req.is('multipart/form-data'));
+  if (route.multipart && !multipart) throw new ApiError('unsupported_media_type', 'This endpoint takes multipart/form-data');
+  if (!route.multipart && multipart) throw new ApiError('unsupported_media_type', 'Request bodies must be application/json');
+  const body = route.multipart ? {} : validate(route.body ?? nothing, req.body ?? {});
+  return { params, query, body };
+}
+
+export function assertPermission(tenant: Tenant, permission: Permission): void {
+  if (!tenant.permissions.has(permission)) {
+    throw forbidden(`This API key lacks the ${permission} permission, or its user's role does not allow it`);
+  }
+}
+
+/**
+ * Runs an authenticated route's operation for a tenant: the permission check, then the resource,
+ * then the handler. The HTTP layer calls it after validation; so may any other caller of the
+ * same operation (the dashboard), so that every rule lives in one place.
+ */
+export async function runOperation<P, Q, B, R, Res>(
+  route: AuthenticatedRoute<P, Q, B, R, Res>,
+  input: { params: P; query: Q; body: B; tenant: Tenant; deps: AppDeps; req: Request; res: Response },
+): Promise<Res> {
+  assertPermission(input.tenant, route.permission);
+  const resource = route.resource
+    ? await route.resource.load(input.deps.db, input.tenant, (input.params as Record<string, string>)[route.resource.param]!)
+    : (undefined as R);
+  return route.handler({ ...input, resource });
+}
+
+function send(res: Response, status: number, body: unknown, replayed = false): void {
+  if (replayed) res.setHeader('Idempotent-Replayed', 'true');
+  res.status(status);
+  if (body === undefined) res.end();
+  else res.json(body);
+}
+
+/** Public routes go on the router before authentication; authenticated ones after it. */
+export function mountPublicRoutes(router: Router, deps: AppDeps, routes: readonly RouteDefinition[]): void {
+  for (const route of routes) {
+    if (route.kind !== 'public') continue;
+    router[route.method](route.path, jsonBody, async (req, res) => {
+      matchedRoute(req, route.path);
+      const input = validateInput(route, req);
+      send(res, route.status, await route.handler({ ...(input as PublicRouteInput<unknown, unknown, unknown>), deps }));
+    });
+  }
+}
+
 export function mountRoutes(router: Router, deps: AppDeps, routes: readonly RouteDefinition[]): void {
   const idempotency = new IdempotencyStore(deps.redis, deps.config.redisPrefix);
   for (const route of routes) {
+    if (route.kind !== 'authenticated') continue;
     router[route.method](route.path, async (req, res) => {
       matchedRoute(req, route.path);
       const tenant = requireTenant(req);
-      if (!tenant.permissions.has(route.permission)) {
-        throw forbidden(`This API key lacks the ${route.permission} permission, or its user's role does not allow it`);
-      }
-      const params = validate(route.params ?? nothing, req.params);
-      const query = validate(route.query ?? nothing, req.query);
-      const multipart = Boolean(req.is('multipart/form-data'));
-      if (route.multipart && !multipart) throw new ApiError('unsupported_media_type', 'This endpoint takes multipart/form-data');
-      if (!route.multipart && multipart) throw new ApiError('unsupported_media_type', 'Request bodies must be application/json');
-      const body = route.multipart ? {} : validate(route.body ?? nothing, req.body ?? {});
+      assertPermission(tenant, route.permission);
+      const input = validateInput(route, req);
 
       const outcome = await idempotency.run(
         {
@@ -63,17 +217,11 @@ export function mountRoutes(router: Router, deps: AppDeps, routes: readonly Rout
           apiKey: bearerKey(req),
           apiKeyId: tenant.keyId,
           // An upload is identified by its URL alone, whatever the file's bytes.
-          signature: `${req.method} ${req.originalUrl}\n${route.multipart ? '' : JSON.stringify(body)}`,
+          signature: `${req.method} ${req.originalUrl}\n${route.multipart ? '' : JSON.stringify(input.body)}`,
         },
-        async () => {
-          const result = await route.handler({ params, query, body, tenant, deps, req, res });
-          return result === undefined ? { status: 204, body: undefined } : { status: route.status ?? 200, body: result };
-        },
+        async () => ({ status: route.status, body: await runOperation(route, { ...input, tenant, deps, req, res }) }),
       );
-      if (outcome.replayed) res.setHeader('Idempotent-Replayed', 'true');
-      res.status(outcome.status);
-      if (outcome.body === undefined) res.end();
-      else res.json(outcome.body);
+      send(res, outcome.status, outcome.body, outcome.replayed);
     });
   }
 }

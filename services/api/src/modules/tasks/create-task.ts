@@ -4,7 +4,7 @@ import { publishCommitted } from '../../commit';
 import { defineRoute } from '../../http/route';
 import { assertMembers } from '../members/assert-member';
 import { assertProjectOpen } from '../projects/assert-project-open';
-import { toTaskRecord } from './task-record';
+import { taskRecordSchema, toTaskRecord } from './task-record';
 import { createTaskBody } from './task-schemas';
 
 /**
@@ -16,9 +16,12 @@ import { createTaskBody } from './task-schemas';
 export const createTask = defineRoute({
   method: 'post',
   path: '/tasks',
+  summary: 'Create a task',
+  tag: 'Tasks',
   permission: 'tasks:write',
   body: createTaskBody,
   status: 201,
+  response: taskRecordSchema,
   handler: async ({ body, tenant, deps }) => {
     const now = new Date();
     const task: Task = {

@@ -1,5 +1,8 @@
-import type { Task } from '@worktrack/db';
+import Joi from 'joi';
+import { Priority, scoped, TaskStatus, type Task } from '@worktrack/db';
 import type { TaskRecord } from '@worktrack/events';
+import { out } from '../../http/record-fields';
+import { defineResource } from '../../http/route';
 import { iso } from '../timestamps';
 
 export function toTaskRecord(task: Task): TaskRecord {
@@ -18,3 +21,29 @@ export function toTaskRecord(task: Task): TaskRecord {
     updatedAt: task.updatedAt.toISOString(),
   };
 }
+
+export const taskRecordSchema = Joi.object<TaskRecord, true>({
+  id: out.id('tsk'),
+  title: Joi.string().required().example('Write the launch post'),
+  description: out.nullableString(),
+  status: Joi.string()
+    .valid(...Object.values(TaskStatus))
+    .required(),
+  priority: Joi.string()
+    .valid(...Object.values(Priority))
+    .required(),
+  projectId: out.id('prj'),
+  assigneeId: Joi.string().allow(null).required(),
+  creatorId: Joi.string().required(),
+  dueDate: out.nullableTimestamp(),
+  customFields: Joi.object().pattern(/^/, Joi.alternatives(Joi.string(), Joi.number(), Joi.boolean(), Joi.valid(null))).required(),
+  createdAt: out.timestamp(),
+  updatedAt: out.timestamp(),
+}).id('Task');
+
+export const taskResource = defineResource<Task>({
+  param: 'taskId',
+  name: 'task',
+  table: 'Task',
+  find: (db, scope, id) => db.task.findFirst({ where: scoped(scope, { id }) }),
+});

@@ -1,11 +1,9 @@
-import { lockRow, scoped } from '@worktrack/db';
 import { events, type DomainEvent } from '@worktrack/events';
 import { commitWithEvents } from '../../commit';
-import { notFound } from '../../http/errors';
 import { defineRoute } from '../../http/route';
 import { previousAttributes } from '../changes';
 import { assertMembers } from '../members/assert-member';
-import { toTaskRecord } from './task-record';
+import { taskRecordSchema, taskResource, toTaskRecord } from './task-record';
 import { taskParams, updateTaskBody, type CustomFields, type TaskPatch } from './task-schemas';
 
 type TaskChanges = Omit<TaskPatch, 'dueDate' | 'customFields'> & { dueDate?: Date | null; customFields?: CustomFields };
@@ -22,14 +20,19 @@ function toTaskChanges(patch: TaskPatch): TaskChanges {
 export const updateTask = defineRoute({
   method: 'patch',
   path: '/tasks/:taskId',
+  summary: 'Update a task',
+  description: 'A move to `done` emits both `task.updated` and `task.completed`.',
+  tag: 'Tasks',
   permission: 'tasks:write',
   params: taskParams,
   body: updateTaskBody,
+  // Locked and loaded inside the transaction rather than loaded before it.
+  errors: ['not_found'],
+  status: 200,
+  response: taskRecordSchema,
   handler: ({ params, body, tenant, deps }) =>
     commitWithEvents(deps, tenant, async (tx) => {
-      await lockRow(tx, 'Task', params.taskId);
-      const existing = await tx.task.findFirst({ where: scoped(tenant, { id: params.taskId }) });
-      if (!existing) throw notFound('taskId', 'No such task');
+      const existing = await taskResource.lock(tx, tenant, params.taskId);
       if (body.assigneeId) await assertMembers(tx, tenant.organizationId, [body.assigneeId], 'assigneeId');
 
       const data = toTaskChanges(body);
