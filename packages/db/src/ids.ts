@@ -17,6 +17,8 @@ export const ID_PREFIXES = {
   delivery: 'dlv',
   attempt: 'att',
   invitation: 'inv',
+  dashboardLink: 'dsl',
+  dashboardSession: 'dss',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;
