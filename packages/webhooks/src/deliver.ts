@@ -27,6 +27,8 @@ export interface DeliveryResult {
   responseBody?: string;
   /** True when the response body was longer than maxResponseBytes. */
   responseBodyTruncated?: boolean;
+  /** The RECORDED_RESPONSE_HEADERS the receiver sent; absent when no response arrived. */
+  responseHeaders?: Record<string, string>;
 }
 
 export interface DeliveryRequest {
@@ -53,6 +55,9 @@ export interface WebhookDelivererOptions {
 }
 
 export const DEFAULT_MAX_RESPONSE_BYTES = 64 * 1024;
+
+/** The response headers a delivery log shows (DECISIONS §4): what the body is, and when the receiver wants a retry. */
+export const RECORDED_RESPONSE_HEADERS = ['content-type', 'content-length', 'retry-after'] as const;
 
 const BLOCKED_ADDRESS_CODE = 'ERR_WEBHOOK_BLOCKED_ADDRESS';
 const TIMEOUT_CODES = new Set(['UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT']);
@@ -151,6 +156,7 @@ export class WebhookDeliverer {
         responseTimeMs: elapsed(),
         responseBody: body.text,
         responseBodyTruncated: body.truncated,
+        responseHeaders: recordedHeaders(response.headers),
       };
       if (status >= 200 && status < 300) return { ok: true, error: null, ...common };
       if (status >= 300 && status < 400) {
@@ -195,6 +201,15 @@ export class WebhookDeliverer {
     if (codes.some((code) => TIMEOUT_CODES.has(code))) return { error: 'timeout', message };
     return { error: 'connection_error', message };
   }
+}
+
+function recordedHeaders(headers: Record<string, string | string[] | undefined>): Record<string, string> {
+  const recorded: Record<string, string> = {};
+  for (const name of RECORDED_RESPONSE_HEADERS) {
+    const value = headers[name];
+    if (value !== undefined) recorded[name] = Array.isArray(value) ? value.join(', ') : value;
+  }
+  return recorded;
 }
 
 function contentLength(headers: Record<string, string | string[] | undefined>): number | undefined {

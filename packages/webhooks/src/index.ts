@@ -20,6 +20,7 @@ export {
 export {
   WebhookDeliverer,
   DEFAULT_MAX_RESPONSE_BYTES,
+  RECORDED_RESPONSE_HEADERS,
   type DeliveryError,
   type DeliveryRequest,
   type DeliveryResult,

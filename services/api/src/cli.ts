@@ -1,17 +1,19 @@
-import { describeStartupError, loadApiConfig, loadDotEnv } from '@worktrack/config';
+import { describeStartupError, loadApiConfig, loadDotEnv, type ApiConfig } from '@worktrack/config';
 import { createDb, type Db } from '@worktrack/db';
 import { bootstrap, bootstrapUsage } from './cli/bootstrap';
+import { dashboardLink, dashboardLinkUsage } from './cli/dashboard-link';
 import { keysCreate, keysCreateUsage } from './cli/keys-create';
 import { orgsList, orgsListUsage } from './cli/orgs-list';
 import { UsageError } from './cli/usage-error';
 
-const commands: Record<string, (db: Db, argv: string[]) => Promise<void>> = {
+const commands: Record<string, (db: Db, argv: string[], config: ApiConfig) => Promise<void>> = {
   bootstrap,
   'orgs list': orgsList,
   'keys create': keysCreate,
+  'dashboard-link': dashboardLink,
 };
 
-const usage = `Usage:\n  ${[bootstrapUsage, orgsListUsage, keysCreateUsage].join('\n  ')}`;
+const usage = `Usage:\n  ${[bootstrapUsage, orgsListUsage, keysCreateUsage, dashboardLinkUsage].join('\n  ')}`;
 
 async function main(): Promise<void> {
   loadDotEnv();
@@ -25,7 +27,7 @@ async function main(): Promise<void> {
   const config = loadApiConfig();
   const db = createDb(config.databaseUrl, { poolSize: 1 });
   try {
-    await commands[name]!(db, argv.slice(name.split(' ').length));
+    await commands[name]!(db, argv.slice(name.split(' ').length), config);
   } finally {
     await db.$disconnect();
   }

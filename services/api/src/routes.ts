@@ -1,6 +1,8 @@
 import type { RouteDefinition } from './http/route';
 import { apiKeyRoutes } from './modules/api-keys/routes';
 import { commentRoutes } from './modules/comments/routes';
+import { dashboardLinkRoutes } from './modules/dashboard-links/routes';
+import { eventRoutes } from './modules/events/routes';
 import { fileRoutes } from './modules/files/routes';
 import { memberRoutes } from './modules/members/routes';
 import { projectRoutes } from './modules/projects/routes';
@@ -16,4 +18,6 @@ export const apiRoutes: readonly RouteDefinition[] = [
   ...fileRoutes,
   ...memberRoutes,
   ...commentRoutes,
+  ...eventRoutes,
+  ...dashboardLinkRoutes,
 ];

@@ -5,6 +5,7 @@ import { createMetricsRegistry, registerBacklogGauges } from '@worktrack/metrics
 import { createRedisConnection, JobScheduler } from '@worktrack/queue';
 import { WebhookDeliverer } from '@worktrack/webhooks';
 import { DeliveryMetrics } from './delivery-metrics';
+import { RESPONSE_BODY_BYTES } from './handlers/attempt-response';
 import { startHealthServer } from './health-server';
 import { startWorkerRuntime } from './worker-runtime';
 
@@ -29,7 +30,7 @@ export async function startWorker(config: WorkerConfig, logger: Logger): Promise
   const connection = createRedisConnection(config.redisUrl, 'worker', 'worker');
   const producer = createRedisConnection(config.redisUrl, 'worker', 'worker-producer');
   const jobs = new JobScheduler(producer, config.redisPrefix, (err) => logger.warn({ err }, 'queue unavailable'));
-  const deliverer = new WebhookDeliverer({ timeoutMs: config.timeoutMs, allowedHosts: config.webhookAllowedHosts });
+  const deliverer = new WebhookDeliverer({ timeoutMs: config.timeoutMs, allowedHosts: config.webhookAllowedHosts, maxResponseBytes: RESPONSE_BODY_BYTES });
 
   const metrics = createMetricsRegistry();
   const queues = [jobs.events, jobs.deliveries];

@@ -2,6 +2,7 @@ import { newId, type Db } from '@worktrack/db';
 import type { DeliverWebhookPayload } from '@worktrack/queue';
 import { buildDeliveryHeaders, type DeliveryResult } from '@worktrack/webhooks';
 import type { DeliveryPolicy, WorkerDeps } from '../deps';
+import { recordedResponse } from './attempt-response';
 import { decideAttempt } from './decide-attempt';
 
 interface ClaimedDelivery {
@@ -9,6 +10,7 @@ interface ClaimedDelivery {
   eventType: string;
   body: string;
   test: boolean;
+  attemptsBeforeRecovery: number;
   webhookId: string;
   url: string;
   secret: string;
@@ -30,7 +32,7 @@ async function claim(db: Db, { deliveryId, attempt }: DeliverWebhookPayload, cla
     WHERE d.id = ${deliveryId} AND w.id = d."webhookId" AND (w.status = 'active' OR d.test)
       AND d.status = 'pending' AND d."attemptCount" = ${attempt - 1}
       AND (d."lockedUntil" IS NULL OR d."lockedUntil" < now())
-    RETURNING d.id, d."eventType", d.body, d.test, d."webhookId", w.url, w.secret, w."previousSecret", w."previousSecretExpiresAt",
+    RETURNING d.id, d."eventType", d.body, d.test, d."attemptsBeforeRecovery", d."webhookId", w.url, w.secret, w."previousSecret", w."previousSecretExpiresAt",
       (SELECT "createdAt" FROM "OutboxEvent" WHERE id = d."eventId") AS "eventCreatedAt"`;
   return rows[0];
 }
@@ -56,10 +58,12 @@ interface AttemptOutcome {
  * the subscription, in one statement (one round trip where a transaction would take five).
  */
 async function recordAttempt(db: Db, o: AttemptOutcome): Promise<void> {
+  const response = recordedResponse(o.result);
   await db.$executeRaw`
     WITH attempt AS (
-      INSERT INTO "DeliveryAttempt" (id, "deliveryId", "attemptNumber", "attemptedAt", "responseStatus", "responseTimeMs", error)
-      VALUES (${newId('attempt')}, ${o.deliveryId}, ${o.attempt}, ${o.attemptedAt}, ${o.result.status}::int, ${o.result.responseTimeMs}, ${describeFailure(o.result)})
+      INSERT INTO "DeliveryAttempt" (id, "deliveryId", "attemptNumber", "attemptedAt", "responseStatus", "responseTimeMs", error, "responseBody", "responseHeaders")
+      VALUES (${newId('attempt')}, ${o.deliveryId}, ${o.attempt}, ${o.attemptedAt}, ${o.result.status}::int, ${o.result.responseTimeMs}, ${describeFailure(o.result)},
+              ${response.body}, ${response.headers === null ? null : JSON.stringify(response.headers)}::jsonb)
     ), delivery AS (
       UPDATE "Delivery"
       SET "attemptCount" = ${o.attempt}, "lastAttemptAt" = ${o.attemptedAt}, "lockedUntil" = NULL,
@@ -113,7 +117,8 @@ export async function deliverWebhook(deps: WorkerDeps, policy: DeliveryPolicy, p
   const result = await deliverer.deliver({ url: delivery.url, body: delivery.body, headers });
 
   const { attempt } = payload;
-  const decision = decideAttempt(result, { number: attempt, test: delivery.test }, policy);
+  // A recovered delivery gets a fresh set of attempts: the schedule counts from the recovery.
+  const decision = decideAttempt(result, { number: attempt - delivery.attemptsBeforeRecovery, test: delivery.test }, policy);
   const disableWebhook = decision.kind === 'fail' && decision.disableWebhook;
   await recordAttempt(db, {
     deliveryId: delivery.id,

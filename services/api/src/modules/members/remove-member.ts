@@ -8,8 +8,8 @@ import { memberParams } from './member-schemas';
 import { assertNotLastAdmin, lockMemberships, memberEventScope } from './membership-rules';
 
 /**
- * Removes the membership and revokes the user's keys in this organization (they stop working at once)
- * and the invitations they sent that are still pending.
+ * Removes the membership and revokes the user's keys in this organization (they stop working at once),
+ * the invitations they sent that are still pending, and their dashboard sessions and sign-in links.
  */
 export const removeMember = defineRoute({
   method: 'delete',
@@ -29,6 +29,8 @@ export const removeMember = defineRoute({
         data: { revokedAt: new Date() },
       });
       await tx.invitation.updateMany({ where: { ...pendingInvitations(tenant.organizationId), invitedById: params.userId }, data: revocation() });
+      await tx.dashboardSession.deleteMany({ where: { organizationId: tenant.organizationId, userId: params.userId } });
+      await tx.dashboardLink.deleteMany({ where: { organizationId: tenant.organizationId, userId: params.userId } });
       return { result: undefined, events: [events.memberRemoved(toMemberRecord(existing))] };
     }),
 });

@@ -39,6 +39,8 @@ export function toDeliveryDetail(delivery: Delivery & { attempts: DeliveryAttemp
       responseStatus: a.responseStatus,
       responseTimeMs: a.responseTimeMs,
       error: a.error,
+      responseBody: a.responseBody,
+      responseHeaders: a.responseHeaders as Record<string, string> | null,
     })),
   };
 }

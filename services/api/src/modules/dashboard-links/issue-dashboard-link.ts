@@ -1,0 +1,25 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { newId, type Db } from '@worktrack/db';
+
+/** DECISIONS §11: a sign-in link is valid 15 minutes, once. */
+export const DASHBOARD_LINK_TTL_MS = 15 * 60 * 1000;
+
+/** Links and sessions store only this hash of their token. */
+export const hashDashboardToken = (token: string) => createHash('sha256').update(token).digest('hex');
+
+export const SIGN_IN_PATH = '/dashboard/sign-in';
+
+export interface DashboardLink {
+  url: string;
+  expiresAt: Date;
+}
+
+/** A one-time link that opens a dashboard session for this member of this organization. */
+export async function issueDashboardLink(db: Db, member: { organizationId: string; userId: string }, publicBaseUrl: string): Promise<DashboardLink> {
+  const token = randomBytes(32).toString('base64url');
+  const expiresAt = new Date(Date.now() + DASHBOARD_LINK_TTL_MS);
+  await db.dashboardLink.create({
+    data: { id: newId('dashboardLink'), organizationId: member.organizationId, userId: member.userId, tokenHash: hashDashboardToken(token), expiresAt },
+  });
+  return { url: `${publicBaseUrl.replace(/\/+$/, '')}${SIGN_IN_PATH}?token=${token}`, expiresAt };
+}

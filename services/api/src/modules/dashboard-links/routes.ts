@@ -1,0 +1,3 @@
+import { createDashboardLink } from './create-dashboard-link';
+
+export const dashboardLinkRoutes = [createDashboardLink];

@@ -1,0 +1,23 @@
+import { scoped } from '@worktrack/db';
+import { notFound } from '../../http/errors';
+import { defineRoute } from '../../http/route';
+import { eventRecordSchema, retainedSince, toEventRecord } from './event-record';
+import { eventParams } from './event-schemas';
+
+export const getEvent = defineRoute({
+  method: 'get',
+  path: '/events/:eventId',
+  summary: 'Get an event',
+  description: 'Events older than 30 days are not found.',
+  tag: 'Events',
+  permission: 'webhooks:read',
+  params: eventParams,
+  status: 200,
+  response: eventRecordSchema,
+  errors: ['not_found'],
+  handler: async ({ params, tenant, deps }) => {
+    const event = await deps.db.outboxEvent.findFirst({ where: scoped(tenant, { id: params.eventId, createdAt: { gte: retainedSince() } }) });
+    if (!event) throw notFound('eventId', 'No such event');
+    return toEventRecord(event);
+  },
+});

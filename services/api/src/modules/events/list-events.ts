@@ -1,0 +1,30 @@
+import { scoped } from '@worktrack/db';
+import { pageOf, paginate } from '../../http/pagination';
+import { defineRoute } from '../../http/route';
+import { eventRecordSchema, retainedSince, toEventRecord } from './event-record';
+import { listEventsQuery } from './event-schemas';
+
+/** Lets a client catch up on what it missed without a webhook: the tenant's events of the last 30 days. */
+export const listEvents = defineRoute({
+  method: 'get',
+  path: '/events',
+  summary: 'List events',
+  description: 'Newest first; events are kept 30 days. Filters combine.',
+  tag: 'Events',
+  permission: 'webhooks:read',
+  query: listEventsQuery,
+  status: 200,
+  response: pageOf(eventRecordSchema),
+  handler: async ({ query, tenant, deps }) => {
+    const { limit, offset, type, createdSince } = query;
+    const retained = retainedSince();
+    const since = createdSince && new Date(createdSince) > retained ? new Date(createdSince) : retained;
+    const where = scoped(tenant, { createdAt: { gte: since }, ...(type && { type }) });
+    return paginate(
+      { limit, offset },
+      (window) => deps.db.outboxEvent.findMany({ where, orderBy: { id: 'desc' }, ...window }),
+      () => deps.db.outboxEvent.count({ where }),
+      toEventRecord,
+    );
+  },
+});
