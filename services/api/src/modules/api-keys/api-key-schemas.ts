@@ -1,17 +1,18 @@
 import Joi from 'joi';
 import { Mode } from '@worktrack/db';
 import { pageQuery } from '../../http/pagination';
-import { PERMISSIONS } from '../../http/permissions';
+import { PERMISSIONS, type Permission } from '../../http/permissions';
 import { fields } from '../../http/validation';
 
 export interface ApiKeyInput {
   name: string;
-  permissions: string[];
+  /** Every permission, or a list of them. */
+  permissions: ['*'] | Permission[];
   mode?: Mode;
   expiresAt?: string | null;
 }
 
-export const createApiKeyBody = Joi.object<ApiKeyInput>({
+export const createApiKeyBody = Joi.object<ApiKeyInput, true>({
   name: Joi.string().trim().min(1).max(100).required(),
   permissions: Joi.alternatives(
     Joi.array().items(Joi.string().valid('*')).length(1),
@@ -23,6 +24,6 @@ export const createApiKeyBody = Joi.object<ApiKeyInput>({
   expiresAt: fields.timestamp().allow(null),
 });
 
-export const apiKeyParams = Joi.object<{ keyId: string }>({ keyId: Joi.string().max(100).required() });
+export const apiKeyParams = Joi.object<{ keyId: string }, true>({ keyId: Joi.string().max(100).required() });
 
-export const listApiKeysQuery = Joi.object<{ limit: number; offset: number }>({ ...pageQuery });
+export const listApiKeysQuery = Joi.object<{ limit: number; offset: number }, true>({ ...pageQuery });

@@ -1,6 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import { newId, type ApiKey, type Mode, type Tx } from '@worktrack/db';
+import Joi from 'joi';
+import { Mode, newId, type ApiKey, type Tx } from '@worktrack/db';
 import { hashApiKey } from '../../http/auth';
+import { PERMISSIONS } from '../../http/permissions';
+import { out } from '../../http/record-fields';
 import { iso } from '../timestamps';
 
 export interface ApiKeyRecord {
@@ -28,6 +31,32 @@ export function toApiKeyRecord(key: ApiKey): ApiKeyRecord {
     createdAt: key.createdAt.toISOString(),
   };
 }
+
+const apiKeyFields = {
+  id: out.id('key'),
+  name: Joi.string().required().example('CI'),
+  prefix: Joi.string().required().description('The first 12 characters of the key, to recognize it by').example('tk_live_Xy3k'),
+  mode: Joi.string()
+    .valid(...Object.values(Mode))
+    .required(),
+  permissions: Joi.array()
+    .items(Joi.string().valid('*', ...PERMISSIONS))
+    .required(),
+  userId: Joi.string().required().description('The member the key acts as'),
+  expiresAt: out.nullableTimestamp(),
+  revokedAt: out.nullableTimestamp(),
+  createdAt: out.timestamp(),
+};
+
+export const apiKeyRecordSchema = Joi.object<ApiKeyRecord, true>(apiKeyFields).id('ApiKey');
+
+/** A key as created: its record and, this once, the key itself. */
+export type CreatedApiKey = ApiKeyRecord & { key: string };
+
+export const createdApiKeySchema = Joi.object<CreatedApiKey, true>({
+  ...apiKeyFields,
+  key: Joi.string().required().description('The secret key, shown only in this response'),
+}).id('CreatedApiKey');
 
 export interface NewApiKey {
   organizationId: string;

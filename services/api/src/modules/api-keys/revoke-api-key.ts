@@ -5,8 +5,15 @@ import { apiKeyParams } from './api-key-schemas';
 export const revokeApiKey = defineRoute({
   method: 'delete',
   path: '/api-keys/:keyId',
+  summary: 'Revoke an API key',
+  description: 'The key stops working at once. 404 for a key already revoked.',
+  tag: 'API keys',
   permission: 'api_keys:write',
   params: apiKeyParams,
+  // Keys belong to the organization, not to a mode, so no tenant-scoped resource finds them.
+  errors: ['not_found'],
+  status: 204,
+  response: null,
   handler: async ({ params, tenant, deps }) => {
     const { count } = await deps.db.apiKey.updateMany({
       where: { id: params.keyId, organizationId: tenant.organizationId, revokedAt: null },

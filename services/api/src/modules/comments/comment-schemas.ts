@@ -10,11 +10,11 @@ export interface CommentInput {
   mentions?: string[];
 }
 
-export const taskCommentsParams = Joi.object<{ taskId: string }>({ taskId: Joi.string().max(100).required() });
-export const commentParams = Joi.object<{ taskId: string; commentId: string }>({
+export const taskCommentsParams = Joi.object<{ taskId: string }, true>({ taskId: Joi.string().max(100).required() });
+export const commentParams = Joi.object<{ taskId: string; commentId: string }, true>({
   taskId: Joi.string().max(100).required(),
   commentId: Joi.string().max(100).required(),
 });
-export const createCommentBody = Joi.object<CommentInput>({ content: content.required(), mentions });
-export const updateCommentBody = Joi.object<Partial<CommentInput>>({ content, mentions });
-export const listCommentsQuery = Joi.object<{ limit: number; offset: number }>({ ...pageQuery });
+export const createCommentBody = Joi.object<CommentInput, true>({ content: content.required(), mentions });
+export const updateCommentBody = Joi.object<Partial<CommentInput>, true>({ content, mentions });
+export const listCommentsQuery = Joi.object<{ limit: number; offset: number }, true>({ ...pageQuery });

@@ -3,20 +3,26 @@ import { events } from '@worktrack/events';
 import { commitWithEvents } from '../../commit';
 import { defineRoute } from '../../http/route';
 import { assertMembers } from '../members/assert-member';
-import { toCommentRecord } from './comment-record';
-import { assertTask } from './comment-rules';
+import { taskResource } from '../tasks/task-record';
+import { commentRecordSchema, toCommentRecord } from './comment-record';
 import { createCommentBody, taskCommentsParams } from './comment-schemas';
 
 export const createComment = defineRoute({
   method: 'post',
   path: '/tasks/:taskId/comments',
+  summary: 'Comment on a task',
+  description: '`mentions` must name members of the organization.',
+  tag: 'Comments',
   permission: 'comments:write',
   params: taskCommentsParams,
   body: createCommentBody,
+  // The task is checked inside the transaction rather than loaded before it.
+  errors: ['not_found'],
   status: 201,
+  response: commentRecordSchema,
   handler: ({ params, body, tenant, deps }) =>
     commitWithEvents(deps, tenant, async (tx) => {
-      await assertTask(tx, tenant, params.taskId);
+      await taskResource.load(tx, tenant, params.taskId);
       const mentions = body.mentions ?? [];
       await assertMembers(tx, tenant.organizationId, mentions, 'mentions');
       const comment = await tx.comment.create({

@@ -1,19 +1,27 @@
 import { events } from '@worktrack/events';
 import { commitWithEvents } from '../../commit';
 import { defineRoute } from '../../http/route';
-import { toCommentRecord } from './comment-record';
-import { assertMayChange, assertTask, findComment } from './comment-rules';
+import { taskResource } from '../tasks/task-record';
+import { commentResource, toCommentRecord } from './comment-record';
+import { assertMayChange } from './comment-rules';
 import { commentParams } from './comment-schemas';
 
 export const deleteComment = defineRoute({
   method: 'delete',
   path: '/tasks/:taskId/comments/:commentId',
+  summary: 'Delete a comment',
+  description: 'Only its author or an admin may delete a comment.',
+  tag: 'Comments',
   permission: 'comments:write',
   params: commentParams,
+  // The task and the comment are checked inside the transaction rather than loaded before it.
+  errors: ['not_found'],
+  status: 204,
+  response: null,
   handler: ({ params, tenant, deps }) =>
     commitWithEvents(deps, tenant, async (tx) => {
-      await assertTask(tx, tenant, params.taskId);
-      const comment = await findComment(tx, tenant, params.taskId, params.commentId);
+      await taskResource.load(tx, tenant, params.taskId);
+      const comment = await commentResource(params.taskId).lock(tx, tenant, params.commentId);
       assertMayChange(tenant, comment);
       await tx.comment.delete({ where: { id: comment.id } });
       return { result: undefined, events: [events.commentDeleted(toCommentRecord(comment))] };

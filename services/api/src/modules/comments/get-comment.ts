@@ -1,15 +1,21 @@
 import { defineRoute } from '../../http/route';
-import { toCommentRecord } from './comment-record';
-import { assertTask, findComment } from './comment-rules';
+import { taskResource } from '../tasks/task-record';
+import { commentRecordSchema, commentResource, toCommentRecord } from './comment-record';
 import { commentParams } from './comment-schemas';
 
 export const getComment = defineRoute({
   method: 'get',
   path: '/tasks/:taskId/comments/:commentId',
+  summary: 'Get a comment',
+  tag: 'Comments',
   permission: 'comments:read',
   params: commentParams,
+  // The task, then its comment: a nested resource cannot be declared as the route's resource yet.
+  errors: ['not_found'],
+  status: 200,
+  response: commentRecordSchema,
   handler: async ({ params, tenant, deps }) => {
-    await assertTask(deps.db, tenant, params.taskId);
-    return toCommentRecord(await findComment(deps.db, tenant, params.taskId, params.commentId));
+    await taskResource.load(deps.db, tenant, params.taskId);
+    return toCommentRecord(await commentResource(params.taskId).load(deps.db, tenant, params.commentId));
   },
 });

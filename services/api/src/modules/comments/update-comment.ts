@@ -1,24 +1,30 @@
-import { lockRow } from '@worktrack/db';
 import { events } from '@worktrack/events';
 import { commitWithEvents } from '../../commit';
 import { defineRoute } from '../../http/route';
 import { previousAttributes } from '../changes';
 import { assertMembers } from '../members/assert-member';
-import { toCommentRecord } from './comment-record';
-import { assertMayChange, assertTask, findComment } from './comment-rules';
+import { taskResource } from '../tasks/task-record';
+import { commentRecordSchema, commentResource, toCommentRecord } from './comment-record';
+import { assertMayChange } from './comment-rules';
 import { commentParams, updateCommentBody } from './comment-schemas';
 
 export const updateComment = defineRoute({
   method: 'patch',
   path: '/tasks/:taskId/comments/:commentId',
+  summary: 'Edit a comment',
+  description: 'Only its author or an admin may edit a comment. `mentions` must name members of the organization.',
+  tag: 'Comments',
   permission: 'comments:write',
   params: commentParams,
   body: updateCommentBody,
+  // Locked and loaded inside the transaction rather than loaded before it.
+  errors: ['not_found'],
+  status: 200,
+  response: commentRecordSchema,
   handler: ({ params, body, tenant, deps }) =>
     commitWithEvents(deps, tenant, async (tx) => {
-      await assertTask(tx, tenant, params.taskId);
-      await lockRow(tx, 'Comment', params.commentId);
-      const existing = await findComment(tx, tenant, params.taskId, params.commentId);
+      await taskResource.load(tx, tenant, params.taskId);
+      const existing = await commentResource(params.taskId).lock(tx, tenant, params.commentId);
       assertMayChange(tenant, existing);
       if (body.mentions) await assertMembers(tx, tenant.organizationId, body.mentions, 'mentions');
       const before = toCommentRecord(existing);

@@ -1,5 +1,8 @@
-import type { File } from '@worktrack/db';
+import Joi from 'joi';
+import { scoped, type File, type LockableTable } from '@worktrack/db';
 import type { FileRecord } from '@worktrack/events';
+import { out } from '../../http/record-fields';
+import { defineResource } from '../../http/route';
 
 export function toFileRecord(file: File): FileRecord {
   return {
@@ -12,3 +15,33 @@ export function toFileRecord(file: File): FileRecord {
     createdAt: file.createdAt.toISOString(),
   };
 }
+
+export const fileRecordSchema = Joi.object<FileRecord, true>({
+  id: out.id('fil'),
+  projectId: out.id('prj'),
+  name: out.string().example('notes.txt'),
+  size: Joi.number().integer().min(0).required().description('In bytes'),
+  contentType: Joi.string().required().example('text/plain'),
+  uploaderId: Joi.string().required(),
+  createdAt: out.timestamp(),
+}).id('File');
+
+/** A presigned URL that downloads the file's bytes with its name and type. */
+export interface FileDownload {
+  url: string;
+  expiresAt: string;
+}
+
+export const fileDownloadSchema = Joi.object<FileDownload, true>({
+  url: Joi.string().uri().required(),
+  expiresAt: out.timestamp().description('When the URL stops working'),
+}).id('FileDownload');
+
+export const fileResource = defineResource<File>({
+  param: 'fileId',
+  name: 'file',
+  // No route locks a file. "File" has the scope columns a lock needs, but @worktrack/db's
+  // LockableTable does not list it yet; drop this cast once it does.
+  table: 'File' as LockableTable,
+  find: (db, scope, id) => db.file.findFirst({ where: scoped(scope, { id }) }),
+});

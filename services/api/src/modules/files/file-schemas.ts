@@ -2,8 +2,8 @@ import Joi from 'joi';
 import { pageQuery } from '../../http/pagination';
 import { fields } from '../../http/validation';
 
-export const fileParams = Joi.object<{ fileId: string }>({ fileId: Joi.string().max(100).required() });
-export const uploadFields = Joi.object<{ projectId: string }>({ projectId: fields.ref().required() });
-export const listFilesQuery = Joi.object<{ projectId?: string; limit: number; offset: number }>({ projectId: fields.ref(), ...pageQuery });
+export const fileParams = Joi.object<{ fileId: string }, true>({ fileId: Joi.string().max(100).required() });
+export const uploadFields = Joi.object<{ projectId: string }, true>({ projectId: fields.ref().required() });
+export const listFilesQuery = Joi.object<{ projectId?: string; limit: number; offset: number }, true>({ projectId: fields.ref(), ...pageQuery });
 
 export const DOWNLOAD_URL_TTL_SECONDS = 15 * 60;

@@ -1,12 +1,16 @@
 import { defineRoute } from '../../http/route';
-import { findFile } from './find-file';
-import { toFileRecord } from './file-record';
+import { fileRecordSchema, fileResource, toFileRecord } from './file-record';
 import { fileParams } from './file-schemas';
 
 export const getFile = defineRoute({
   method: 'get',
   path: '/files/:fileId',
+  summary: "Get a file's record",
+  tag: 'Files',
   permission: 'files:read',
   params: fileParams,
-  handler: async ({ params, tenant, deps }) => toFileRecord(await findFile(deps.db, tenant, params.fileId)),
+  resource: fileResource,
+  status: 200,
+  response: fileRecordSchema,
+  handler: async ({ resource }) => toFileRecord(resource),
 });

@@ -5,16 +5,23 @@ import { invalid } from '../../http/errors';
 import { defineRoute } from '../../http/route';
 import { validate } from '../../http/validation';
 import { assertProjectOpen } from '../projects/assert-project-open';
-import { toFileRecord } from './file-record';
+import { fileRecordSchema, toFileRecord } from './file-record';
 import { uploadFields } from './file-schemas';
 import { receiveUpload } from './receive-upload';
 
 export const uploadFile = defineRoute({
   method: 'post',
   path: '/files',
+  summary: 'Upload a file',
+  description:
+    'multipart/form-data with exactly one file part, `file`, and the text field `projectId` (a project that is not archived). ' +
+    'The bytes are streamed to the object store; over the upload limit (`MAX_UPLOAD_BYTES`) the answer is 413 and nothing is kept. ' +
+    'An `Idempotency-Key` identifies the upload whatever its bytes.',
+  tag: 'Files',
   permission: 'files:write',
-  multipart: true,
+  multipart: { fields: uploadFields, file: 'file' },
   status: 201,
+  response: fileRecordSchema,
   handler: async ({ req, res, tenant, deps }) => {
     const id = newId('file');
     const storageKey = `${tenant.organizationId}/${tenant.mode}/${id}`;

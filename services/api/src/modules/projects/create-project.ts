@@ -2,15 +2,18 @@ import { newId, scoped } from '@worktrack/db';
 import { events } from '@worktrack/events';
 import { commitWithEvents } from '../../commit';
 import { defineRoute } from '../../http/route';
-import { toProjectRecord } from './project-record';
+import { projectRecordSchema, toProjectRecord } from './project-record';
 import { createProjectBody } from './project-schemas';
 
 export const createProject = defineRoute({
   method: 'post',
   path: '/projects',
+  summary: 'Create a project',
+  tag: 'Projects',
   permission: 'projects:write',
   body: createProjectBody,
   status: 201,
+  response: projectRecordSchema,
   handler: ({ body, tenant, deps }) =>
     commitWithEvents(deps, tenant, async (tx) => {
       const project = await tx.project.create({

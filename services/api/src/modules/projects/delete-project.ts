@@ -1,9 +1,7 @@
-import { scoped } from '@worktrack/db';
 import { events } from '@worktrack/events';
 import { commitWithEvents } from '../../commit';
-import { notFound } from '../../http/errors';
 import { defineRoute } from '../../http/route';
-import { toProjectRecord } from './project-record';
+import { projectResource, toProjectRecord } from './project-record';
 import { projectParams } from './project-schemas';
 
 /**
@@ -13,11 +11,16 @@ import { projectParams } from './project-schemas';
 export const deleteProject = defineRoute({
   method: 'delete',
   path: '/projects/:projectId',
+  summary: 'Delete a project',
+  description:
+    'Also deletes its tasks, their comments, and its files with their stored objects. If the object store is unavailable (503), nothing is deleted.',
+  tag: 'Projects',
   permission: 'projects:write',
   params: projectParams,
-  handler: async ({ params, tenant, deps }) => {
-    const project = await deps.db.project.findFirst({ where: scoped(tenant, { id: params.projectId }) });
-    if (!project) throw notFound('projectId', 'No such project');
+  resource: projectResource,
+  status: 204,
+  response: null,
+  handler: async ({ resource: project, tenant, deps }) => {
     const files = await deps.db.file.findMany({ where: { projectId: project.id }, select: { storageKey: true } });
     await deps.store.deleteMany(files.map((f) => f.storageKey));
     return commitWithEvents(deps, tenant, async (tx) => {

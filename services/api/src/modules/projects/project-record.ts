@@ -1,5 +1,8 @@
-import type { Project } from '@worktrack/db';
+import Joi from 'joi';
+import { scoped, type Project } from '@worktrack/db';
 import type { ProjectRecord } from '@worktrack/events';
+import { out } from '../../http/record-fields';
+import { defineResource } from '../../http/route';
 import { iso } from '../timestamps';
 
 export function toProjectRecord(project: Project): ProjectRecord {
@@ -15,3 +18,22 @@ export function toProjectRecord(project: Project): ProjectRecord {
     updatedAt: project.updatedAt.toISOString(),
   };
 }
+
+export const projectRecordSchema = Joi.object<ProjectRecord, true>({
+  id: out.id('prj'),
+  name: Joi.string().required().example('Website relaunch'),
+  description: out.nullableString(),
+  icon: Joi.string().allow(null).required(),
+  color: Joi.string().allow(null).required().example('#1a2b3c'),
+  archived: Joi.boolean().required(),
+  archivedAt: out.nullableTimestamp(),
+  createdAt: out.timestamp(),
+  updatedAt: out.timestamp(),
+}).id('Project');
+
+export const projectResource = defineResource<Project>({
+  param: 'projectId',
+  name: 'project',
+  table: 'Project',
+  find: (db, scope, id) => db.project.findFirst({ where: scoped(scope, { id }) }),
+});

@@ -20,13 +20,13 @@ export interface ProjectPatch extends Partial<ProjectInput> {
   archived?: boolean;
 }
 
-export const projectParams = Joi.object<{ projectId: string }>({ projectId: Joi.string().max(100).required() });
+export const projectParams = Joi.object<{ projectId: string }, true>({ projectId: Joi.string().max(100).required() });
 
-export const createProjectBody = Joi.object<ProjectInput>({ name: name.required(), description, icon, color });
+export const createProjectBody = Joi.object<ProjectInput, true>({ name: name.required(), description, icon, color });
 
-export const updateProjectBody = Joi.object<ProjectPatch>({ name, description, icon, color, archived: Joi.boolean().strict() });
+export const updateProjectBody = Joi.object<ProjectPatch, true>({ name, description, icon, color, archived: Joi.boolean().strict() });
 
-export const listProjectsQuery = Joi.object<{ archived: boolean; limit: number; offset: number }>({
+export const listProjectsQuery = Joi.object<{ archived: boolean; limit: number; offset: number }, true>({
   archived: Joi.boolean().default(false),
   ...pageQuery,
 });

@@ -1,23 +1,27 @@
-import { lockRow, scoped } from '@worktrack/db';
 import { events } from '@worktrack/events';
 import { commitWithEvents } from '../../commit';
-import { notFound } from '../../http/errors';
 import { defineRoute } from '../../http/route';
 import { previousAttributes } from '../changes';
-import { toProjectRecord } from './project-record';
+import { projectRecordSchema, projectResource, toProjectRecord } from './project-record';
 import { projectParams, updateProjectBody } from './project-schemas';
 
 export const updateProject = defineRoute({
   method: 'patch',
   path: '/projects/:projectId',
+  summary: 'Update a project',
+  description:
+    '`archived: true` archives the project (no new tasks or files go into it), `archived: false` unarchives it; `archivedAt` follows.',
+  tag: 'Projects',
   permission: 'projects:write',
   params: projectParams,
   body: updateProjectBody,
+  // Locked and loaded inside the transaction rather than loaded before it.
+  errors: ['not_found'],
+  status: 200,
+  response: projectRecordSchema,
   handler: ({ params, body, tenant, deps }) =>
     commitWithEvents(deps, tenant, async (tx) => {
-      await lockRow(tx, 'Project', params.projectId);
-      const existing = await tx.project.findFirst({ where: scoped(tenant, { id: params.projectId }) });
-      if (!existing) throw notFound('projectId', 'No such project');
+      const existing = await projectResource.lock(tx, tenant, params.projectId);
 
       const archiving = body.archived !== undefined && body.archived !== existing.archived;
       const data = { ...body, ...(archiving && { archivedAt: body.archived ? new Date() : null }) };
