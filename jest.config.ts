@@ -9,7 +9,11 @@ const config: Config = {
     // ESM-only, with only an "import" export condition, which Jest's CommonJS resolver does not try.
     '^@octokit/webhooks-methods$': '<rootDir>/node_modules/@octokit/webhooks-methods/dist-node/index.js',
   },
-  transform: { '^.+\\.ts$': ['@swc/jest', { jsc: { target: 'es2023' } }] },
+  transform: {
+    '^.+\\.ts$': ['@swc/jest', { jsc: { target: 'es2023' } }],
+    // The dashboard's server-rendered pages (preact's automatic JSX runtime, as tsconfig.json says).
+    '^.+\\.tsx$': ['@swc/jest', { jsc: { target: 'es2023', parser: { syntax: 'typescript', tsx: true }, transform: { react: { runtime: 'automatic', importSource: 'preact' } } } }],
+  },
   globalSetup: '<rootDir>/test/global-setup.ts',
   globalTeardown: '<rootDir>/test/global-teardown.ts',
   setupFilesAfterEnv: ['<rootDir>/test/database-per-file.ts'],
