@@ -1,31 +1,61 @@
-import { Router } from 'express';
-import { newId } from '@worktrack/db';
-import { events } from '@worktrack/events';
+import Joi from 'joi';
+import { Mode, newId } from '@worktrack/db';
+import { events, type MemberRecord } from '@worktrack/events';
 import { commitWithEvents } from '../../commit';
-import type { AppDeps } from '../../deps';
 import { conflict, invalid } from '../../http/errors';
-import { jsonBody } from '../../http/json-body';
-import { validate } from '../../http/validation';
-import { issueApiKey } from '../api-keys/issue-api-key';
+import { out } from '../../http/record-fields';
+import { definePublicRoute } from '../../http/route';
+import { issueApiKey, type ApiKeyRecord } from '../api-keys/issue-api-key';
 import { hashInvitationToken } from './invite-member';
-import { toMemberRecord } from './member-record';
+import { memberRecordSchema, toMemberRecord } from './member-record';
 import { acceptInvitationBody } from './member-schemas';
-import { memberEventScope } from './membership-rules';
+import { findMember, memberEventScope } from './membership-rules';
+
+interface AcceptedInvitation {
+  member: MemberRecord;
+  apiKey: ApiKeyRecord & { key: string };
+}
+
+const acceptedInvitationSchema = Joi.object<AcceptedInvitation, true>({
+  member: memberRecordSchema.required(),
+  apiKey: Joi.object<AcceptedInvitation['apiKey'], true>({
+    id: out.id('key'),
+    name: Joi.string().required(),
+    prefix: Joi.string().required(),
+    mode: Joi.string()
+      .valid(...Object.values(Mode))
+      .required(),
+    permissions: Joi.array().items(Joi.string()).required(),
+    userId: out.id('usr'),
+    expiresAt: out.nullableTimestamp(),
+    revokedAt: out.nullableTimestamp(),
+    createdAt: out.timestamp(),
+    key: Joi.string().required().description('The API key itself, shown this once'),
+  }).required(),
+}).id('AcceptedInvitation');
 
 /**
- * `POST /v1/invitations/accept`, the one write without an API key: the invitation token is the
- * credential. Creates (or reuses) the user, the membership and a first live key following the role.
+ * The one write without an API key: the invitation token is the credential. Creates (or reuses)
+ * the user, the membership and a first live key following the role.
  */
-export function acceptInvitationRoute(deps: AppDeps): Router {
-  const router = Router();
-  router.post('/v1/invitations/accept', jsonBody, async (req, res) => {
-    const body = validate(acceptInvitationBody, req.body ?? {});
+export const acceptInvitation = definePublicRoute({
+  method: 'post',
+  path: '/invitations/accept',
+  summary: 'Accept an invitation',
+  description:
+    "Needs no API key: the invitation's token is the credential, valid once. Creates the user (or reuses one with that email) and the membership, emits `member.added`, and answers with the member and a first live API key, shown this once, whose rights follow the role. An invalid, expired, revoked or used token → 400, param `token`.",
+  tag: 'Members',
+  body: acceptInvitationBody,
+  errors: ['conflict'],
+  status: 201,
+  response: acceptedInvitationSchema,
+  handler: async ({ body, deps }) => {
     const invitation = await deps.db.invitation.findUnique({ where: { tokenHash: hashInvitationToken(body.token) } });
     if (!invitation || invitation.status !== 'pending' || invitation.expiresAt <= new Date()) {
       throw invalid('token', 'The invitation token is invalid, expired or already used');
     }
     const scope = memberEventScope(invitation.organizationId);
-    const result = await commitWithEvents(deps, scope, async (tx) => {
+    return commitWithEvents(deps, scope, async (tx) => {
       const claimed = await tx.invitation.updateMany({
         where: { id: invitation.id, status: 'pending' },
         data: { status: 'accepted', acceptedAt: new Date() },
@@ -36,9 +66,7 @@ export function acceptInvitationRoute(deps: AppDeps): Router {
         create: { id: newId('user'), email: invitation.email, name: body.name },
         update: {},
       });
-      const already = await tx.membership.findUnique({
-        where: { organizationId_userId: { organizationId: invitation.organizationId, userId: user.id } },
-      });
+      const already = await findMember(tx, invitation.organizationId, user.id);
       if (already) throw conflict(`${invitation.email} is already a member`, 'token');
       const membership = await tx.membership.create({
         data: { organizationId: invitation.organizationId, userId: user.id, role: invitation.role },
@@ -48,7 +76,5 @@ export function acceptInvitationRoute(deps: AppDeps): Router {
       const member = toMemberRecord(membership);
       return { result: { member, apiKey: { ...apiKey.record, key: apiKey.key } }, events: [events.memberAdded(member)] };
     });
-    res.status(201).json(result);
-  });
-  return router;
-}
+  },
+});

@@ -2,7 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { newId } from '@worktrack/db';
 import { conflict } from '../../http/errors';
 import { defineRoute } from '../../http/route';
-import { toInvitationRecord } from './invitation-record';
+import { newInvitationSchema, toInvitationRecord } from './invitation-record';
 import { inviteBody } from './member-schemas';
 import { assertKeyCanGrant } from './membership-rules';
 
@@ -14,9 +14,15 @@ export const hashInvitationToken = (token: string) => createHash('sha256').updat
 export const inviteMember = defineRoute({
   method: 'post',
   path: '/members/invite',
+  summary: 'Invite a member',
+  description:
+    "Answers with the invitation and its `token`, shown this once: valid 7 days, for one acceptance (POST /invitations/accept). Inviting an existing member → 409. A role whose rights exceed the calling key's is refused (403, param `role`). Test keys never manage members.",
+  tag: 'Members',
   permission: 'members:write',
   body: inviteBody,
+  errors: ['conflict', 'forbidden'],
   status: 201,
+  response: newInvitationSchema,
   handler: async ({ body, tenant, deps }) => {
     assertKeyCanGrant(tenant, body.role);
     const existing = await deps.db.membership.findFirst({ where: { organizationId: tenant.organizationId, user: { email: body.email } } });

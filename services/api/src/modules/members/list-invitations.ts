@@ -1,14 +1,19 @@
-import { paginate } from '../../http/pagination';
+import { pageOf, paginate } from '../../http/pagination';
 import { defineRoute } from '../../http/route';
-import { pendingInvitations, toInvitationRecord } from './invitation-record';
+import { invitationRecordSchema, pendingInvitations, toInvitationRecord } from './invitation-record';
 import { listInvitationsQuery } from './member-schemas';
 
 /** The pending invitations, newest first. */
 export const listInvitations = defineRoute({
   method: 'get',
   path: '/members/invitations',
+  summary: 'List pending invitations',
+  description: 'Only invitations that can still be accepted (not accepted, revoked or expired), newest first. Never shows their tokens.',
+  tag: 'Members',
   permission: 'members:read',
   query: listInvitationsQuery,
+  status: 200,
+  response: pageOf(invitationRecordSchema),
   handler: async ({ query, tenant, deps }) => {
     const where = pendingInvitations(tenant.organizationId);
     return paginate(

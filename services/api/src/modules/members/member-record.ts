@@ -1,7 +1,12 @@
-import type { Membership, User } from '@worktrack/db';
+import Joi from 'joi';
+import { Role, type Membership, type User } from '@worktrack/db';
 import type { MemberRecord } from '@worktrack/events';
+import { out } from '../../http/record-fields';
 
-export function toMemberRecord(membership: Membership & { user: User }): MemberRecord {
+/** A membership with its user: what the member finder returns (membership-rules.ts `findMember`). */
+export type Member = Membership & { user: User };
+
+export function toMemberRecord(membership: Member): MemberRecord {
   return {
     id: membership.userId,
     email: membership.user.email,
@@ -10,3 +15,13 @@ export function toMemberRecord(membership: Membership & { user: User }): MemberR
     joinedAt: membership.joinedAt.toISOString(),
   };
 }
+
+export const memberRecordSchema = Joi.object<MemberRecord, true>({
+  id: out.id('usr').description('The user id'),
+  email: Joi.string().required().example('ada@example.com'),
+  name: out.nullableString(),
+  role: Joi.string()
+    .valid(...Object.values(Role))
+    .required(),
+  joinedAt: out.timestamp(),
+}).id('Member');

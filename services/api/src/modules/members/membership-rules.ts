@@ -1,7 +1,8 @@
-import type { Role, Tx } from '@worktrack/db';
+import type { Db, Role, Tx } from '@worktrack/db';
 import type { Tenant } from '../../http/auth';
-import { conflict, forbidden } from '../../http/errors';
+import { conflict, forbidden, notFound } from '../../http/errors';
 import { roleExceeds } from '../../http/permissions';
+import type { Member } from './member-record';
 
 /** Inviting to or promoting to a role is granting its rights: the calling key must hold them all (DECISIONS §1). */
 export function assertKeyCanGrant(tenant: Tenant, role: Role): void {
@@ -14,6 +15,28 @@ export function assertKeyCanGrant(tenant: Tenant, role: Role): void {
  */
 export async function lockMemberships(tx: Tx, organizationId: string): Promise<void> {
   await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtext(${`memberships:${organizationId}`}))`;
+}
+
+/** A membership's key: memberships belong to the organization, not to a mode. */
+export const memberKey = (organizationId: string, userId: string) => ({ organizationId_userId: { organizationId, userId } });
+
+/**
+ * The one lookup of a member, by the organization and the user id, with the user. Members are
+ * shared by the organization's live and test data, so there is no mode to scope by.
+ */
+export function findMember(db: Db | Tx, organizationId: string, userId: string): Promise<Member | null> {
+  return db.membership.findUnique({ where: memberKey(organizationId, userId), include: { user: true } });
+}
+
+/**
+ * The organization's member, with its memberships locked for the rest of the transaction
+ * (`lockMemberships`), or a 404 naming `userId`.
+ */
+export async function lockMember(tx: Tx, organizationId: string, userId: string): Promise<Member> {
+  await lockMemberships(tx, organizationId);
+  const member = await findMember(tx, organizationId, userId);
+  if (!member) throw notFound('userId', 'No such member');
+  return member;
 }
 
 export async function assertNotLastAdmin(tx: Tx, organizationId: string): Promise<void> {

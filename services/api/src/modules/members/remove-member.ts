@@ -1,11 +1,10 @@
 import { events } from '@worktrack/events';
 import { commitWithEvents } from '../../commit';
-import { notFound } from '../../http/errors';
 import { defineRoute } from '../../http/route';
 import { pendingInvitations, revocation } from './invitation-record';
 import { toMemberRecord } from './member-record';
 import { memberParams } from './member-schemas';
-import { assertNotLastAdmin, lockMemberships, memberEventScope } from './membership-rules';
+import { assertNotLastAdmin, lockMember, memberEventScope, memberKey } from './membership-rules';
 
 /**
  * Removes the membership and revokes the user's keys in this organization (they stop working at once),
@@ -14,16 +13,21 @@ import { assertNotLastAdmin, lockMemberships, memberEventScope } from './members
 export const removeMember = defineRoute({
   method: 'delete',
   path: '/members/:userId',
+  summary: 'Remove a member',
+  description:
+    "Emits `member.removed`. The member's API keys in this organization stop working at once, their dashboard sessions and sign-in links end, and the invitations they sent that are still pending are revoked. The last admin cannot be removed (409). Test keys never manage members.",
+  tag: 'Members',
   permission: 'members:write',
   params: memberParams,
+  // The member is locked and loaded inside the transaction, with the organization's memberships.
+  errors: ['not_found', 'conflict'],
+  status: 204,
+  response: null,
   handler: ({ params, tenant, deps }) =>
     commitWithEvents(deps, memberEventScope(tenant.organizationId), async (tx) => {
-      await lockMemberships(tx, tenant.organizationId);
-      const key = { organizationId_userId: { organizationId: tenant.organizationId, userId: params.userId } };
-      const existing = await tx.membership.findUnique({ where: key, include: { user: true } });
-      if (!existing) throw notFound('userId', 'No such member');
+      const existing = await lockMember(tx, tenant.organizationId, params.userId);
       if (existing.role === 'admin') await assertNotLastAdmin(tx, tenant.organizationId);
-      await tx.membership.delete({ where: key });
+      await tx.membership.delete({ where: memberKey(existing.organizationId, existing.userId) });
       await tx.apiKey.updateMany({
         where: { organizationId: tenant.organizationId, userId: params.userId, revokedAt: null },
         data: { revokedAt: new Date() },

@@ -7,8 +7,14 @@ import { invitationParams } from './member-schemas';
 export const revokeInvitation = defineRoute({
   method: 'delete',
   path: '/members/invitations/:invitationId',
+  summary: 'Revoke an invitation',
+  description: 'Its token then fails like an unknown one. Only a pending invitation can be revoked: any other answers 404.',
+  tag: 'Members',
   permission: 'members:write',
   params: invitationParams,
+  errors: ['not_found'],
+  status: 204,
+  response: null,
   handler: async ({ params, tenant, deps }) => {
     const { count } = await deps.db.invitation.updateMany({
       where: { ...pendingInvitations(tenant.organizationId), id: params.invitationId },

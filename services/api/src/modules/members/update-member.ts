@@ -1,27 +1,31 @@
 import { events } from '@worktrack/events';
 import { commitWithEvents } from '../../commit';
-import { notFound } from '../../http/errors';
 import { defineRoute } from '../../http/route';
-import { toMemberRecord } from './member-record';
+import { memberRecordSchema, toMemberRecord } from './member-record';
 import { memberParams, updateMemberBody } from './member-schemas';
-import { assertKeyCanGrant, assertNotLastAdmin, lockMemberships, memberEventScope } from './membership-rules';
+import { assertKeyCanGrant, assertNotLastAdmin, lockMember, memberEventScope, memberKey } from './membership-rules';
 
 export const updateMember = defineRoute({
   method: 'patch',
   path: '/members/:userId',
+  summary: "Change a member's role",
+  description:
+    "Emits `member.role_changed`. The last admin cannot be demoted (409). A role whose rights exceed the calling key's is refused (403, param `role`). Test keys never manage members.",
+  tag: 'Members',
   permission: 'members:write',
   params: memberParams,
   body: updateMemberBody,
+  // The member is locked and loaded inside the transaction, with the organization's memberships.
+  errors: ['not_found', 'conflict', 'forbidden'],
+  status: 200,
+  response: memberRecordSchema,
   handler: async ({ params, body, tenant, deps }) => {
     assertKeyCanGrant(tenant, body.role);
     return commitWithEvents(deps, memberEventScope(tenant.organizationId), async (tx) => {
-      await lockMemberships(tx, tenant.organizationId);
-      const key = { organizationId_userId: { organizationId: tenant.organizationId, userId: params.userId } };
-      const existing = await tx.membership.findUnique({ where: key, include: { user: true } });
-      if (!existing) throw notFound('userId', 'No such member');
+      const existing = await lockMember(tx, tenant.organizationId, params.userId);
       if (existing.role === body.role) return { result: toMemberRecord(existing), events: [] };
       if (existing.role === 'admin') await assertNotLastAdmin(tx, tenant.organizationId);
-      const updated = toMemberRecord(await tx.membership.update({ where: key, data: { role: body.role }, include: { user: true } }));
+      const updated = toMemberRecord(await tx.membership.update({ where: memberKey(existing.organizationId, existing.userId), data: { role: body.role }, include: { user: true } }));
       return { result: updated, events: [events.memberRoleChanged(updated, existing.role)] };
     });
   },

@@ -1,16 +1,21 @@
 import { defineRoute } from '../../http/route';
-import { findWebhook } from './webhook-rules';
+import { webhookResource } from './webhook-record';
 import { webhookParams } from './webhook-schemas';
 
 /** Deletes the subscription with its delivery log; its queued jobs find nothing and do nothing. */
 export const deleteWebhook = defineRoute({
   method: 'delete',
   path: '/webhooks/:webhookId',
+  summary: 'Delete a webhook subscription',
+  description: 'Deletes its delivery log too; deliveries still queued are not sent.',
+  tag: 'Webhooks',
   permission: 'webhooks:write',
   params: webhookParams,
-  handler: async ({ params, tenant, deps }) => {
-    const webhook = await findWebhook(deps.db, tenant, params.webhookId);
-    await deps.db.webhook.delete({ where: { id: webhook.id } });
+  resource: webhookResource,
+  status: 204,
+  response: null,
+  handler: async ({ resource, deps }) => {
+    await deps.db.webhook.delete({ where: { id: resource.id } });
     return undefined;
   },
 });

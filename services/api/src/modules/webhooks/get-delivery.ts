@@ -1,21 +1,23 @@
-import { notFound } from '../../http/errors';
 import { defineRoute } from '../../http/route';
-import { toDeliveryDetail } from './webhook-record';
-import { findWebhook } from './webhook-rules';
+import { deliveryDetailSchema, loadDelivery, toDeliveryDetail, webhookResource } from './webhook-record';
 import { deliveryParams } from './webhook-schemas';
 
 export const getDelivery = defineRoute({
   method: 'get',
   path: '/webhooks/:webhookId/deliveries/:deliveryId',
+  summary: 'Get a delivery with its attempts',
+  description: 'With the body it sends on every attempt, and every attempt, oldest first, with what the receiver answered.',
+  tag: 'Webhooks',
   permission: 'webhooks:read',
   params: deliveryParams,
-  handler: async ({ params, tenant, deps }) => {
-    const webhook = await findWebhook(deps.db, tenant, params.webhookId);
-    const delivery = await deps.db.delivery.findFirst({
-      where: { id: params.deliveryId, webhookId: webhook.id },
-      include: { attempts: { orderBy: { attemptNumber: 'asc' } } },
-    });
-    if (!delivery) throw notFound('deliveryId', 'No such delivery');
-    return toDeliveryDetail(delivery);
+  // The subscription, then its delivery: each answers 404 naming its own parameter.
+  resource: webhookResource,
+  errors: ['not_found'],
+  status: 200,
+  response: deliveryDetailSchema,
+  handler: async ({ params, resource: webhook, tenant, deps }) => {
+    const delivery = await loadDelivery(deps.db, tenant, webhook.id, params.deliveryId);
+    const attempts = await deps.db.deliveryAttempt.findMany({ where: { deliveryId: delivery.id }, orderBy: { attemptNumber: 'asc' } });
+    return toDeliveryDetail({ ...delivery, attempts });
   },
 });

@@ -1,7 +1,7 @@
 import Joi from 'joi';
 import { out } from '../../http/record-fields';
 import { defineRoute } from '../../http/route';
-import { findWebhook } from './webhook-rules';
+import { webhookResource } from './webhook-record';
 import { webhookParams } from './webhook-schemas';
 import { webhookStats, type WebhookStats } from './webhook-stats';
 
@@ -33,8 +33,8 @@ export const getWebhookStats = defineRoute({
   tag: 'Webhooks',
   permission: 'webhooks:read',
   params: webhookParams,
+  resource: webhookResource,
   status: 200,
   response: webhookStatsSchema,
-  errors: ['not_found'],
-  handler: async ({ params, tenant, deps }) => webhookStats(deps.db, (await findWebhook(deps.db, tenant, params.webhookId)).id, new Date()),
+  handler: async ({ resource, deps }) => webhookStats(deps.db, resource.id, new Date()),
 });

@@ -1,12 +1,16 @@
 import { defineRoute } from '../../http/route';
-import { toWebhookRecord } from './webhook-record';
-import { findWebhook } from './webhook-rules';
+import { toWebhookRecord, webhookRecordSchema, webhookResource } from './webhook-record';
 import { webhookParams } from './webhook-schemas';
 
 export const getWebhook = defineRoute({
   method: 'get',
   path: '/webhooks/:webhookId',
+  summary: 'Get a webhook subscription',
+  tag: 'Webhooks',
   permission: 'webhooks:read',
   params: webhookParams,
-  handler: async ({ params, tenant, deps }) => toWebhookRecord(await findWebhook(deps.db, tenant, params.webhookId)),
+  resource: webhookResource,
+  status: 200,
+  response: webhookRecordSchema,
+  handler: async ({ resource }) => toWebhookRecord(resource),
 });

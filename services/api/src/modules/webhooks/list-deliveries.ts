@@ -1,17 +1,21 @@
-import { paginate } from '../../http/pagination';
+import { pageOf, paginate } from '../../http/pagination';
 import { defineRoute } from '../../http/route';
-import { toDeliveryRecord } from './webhook-record';
-import { findWebhook } from './webhook-rules';
+import { deliveryRecordSchema, toDeliveryRecord, webhookResource } from './webhook-record';
 import { listDeliveriesQuery, webhookParams } from './webhook-schemas';
 
 export const listDeliveries = defineRoute({
   method: 'get',
   path: '/webhooks/:webhookId/deliveries',
+  summary: "List a subscription's deliveries",
+  description: 'The delivery log, newest first; filters `status` and `event` combine.',
+  tag: 'Webhooks',
   permission: 'webhooks:read',
   params: webhookParams,
   query: listDeliveriesQuery,
-  handler: async ({ params, query, tenant, deps }) => {
-    const webhook = await findWebhook(deps.db, tenant, params.webhookId);
+  resource: webhookResource,
+  status: 200,
+  response: pageOf(deliveryRecordSchema),
+  handler: async ({ query, resource: webhook, deps }) => {
     const where = { webhookId: webhook.id, ...(query.status && { status: query.status }), ...(query.event && { eventType: query.event }) };
     return paginate(
       query,

@@ -1,8 +1,8 @@
-import { lockScopedRow, newId, type Db, type Tx } from '@worktrack/db';
+import { newId, type Db, type Tx } from '@worktrack/db';
 import { buildDeliveryBody } from '@worktrack/events';
 import type { Tenant } from '../../http/auth';
 import { conflict } from '../../http/errors';
-import { findWebhook } from './webhook-rules';
+import { webhookResource } from './webhook-record';
 
 export const RECOVERY_LIMIT = 10_000;
 
@@ -27,8 +27,7 @@ interface MissedEvent {
  */
 export async function recoverDeliveries(db: Db, tenant: Tenant, { webhookId, since, until }: Window): Promise<{ deliveryId: string; attempt: number }[]> {
   return db.$transaction(async (tx) => {
-    await lockScopedRow(tx, 'Webhook', tenant, webhookId);
-    const webhook = await findWebhook(tx, tenant, webhookId);
+    const webhook = await webhookResource.lock(tx, tenant, webhookId);
     if (webhook.status !== 'active') throw conflict('The subscription is disabled; re-enable it before recovering', 'webhookId');
 
     const resent = await tx.$queryRaw<{ id: string; attemptCount: number }[]>`

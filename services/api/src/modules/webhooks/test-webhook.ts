@@ -1,20 +1,24 @@
 import { newId } from '@worktrack/db';
 import { buildDeliveryBody, isEventType, sampleEvents, type EventType } from '@worktrack/events';
 import { defineRoute } from '../../http/route';
-import { toDeliveryRecord } from './webhook-record';
-import { findWebhook } from './webhook-rules';
+import { deliveryRecordSchema, toDeliveryRecord, webhookResource } from './webhook-record';
 import { testWebhookBody, webhookParams } from './webhook-schemas';
 
 /** Sends a sample payload marked `"test": true`, once, logged like any other delivery. */
 export const testWebhook = defineRoute({
   method: 'post',
   path: '/webhooks/:webhookId/test',
+  summary: 'Send a test delivery',
+  description:
+    'Sends a sample payload of `event` (default: the first type the subscription lists) marked `"test": true`, once, logged like any other delivery.',
+  tag: 'Webhooks',
   permission: 'webhooks:write',
   params: webhookParams,
   body: testWebhookBody,
+  resource: webhookResource,
   status: 201,
-  handler: async ({ params, body, tenant, deps }) => {
-    const webhook = await findWebhook(deps.db, tenant, params.webhookId);
+  response: deliveryRecordSchema,
+  handler: async ({ body, resource: webhook, tenant, deps }) => {
     const firstSubscribed = webhook.events.find(isEventType) ?? 'task.created';
     const eventType = (body.event ?? firstSubscribed) as EventType;
     const id = newId('delivery');

@@ -1,7 +1,6 @@
-import { lockRow } from '@worktrack/db';
 import { defineRoute } from '../../http/route';
-import { toWebhookRecord } from './webhook-record';
-import { assertDeliverableUrl, findWebhook } from './webhook-rules';
+import { toWebhookRecord, webhookRecordSchema, webhookResource } from './webhook-record';
+import { assertDeliverableUrl } from './webhook-rules';
 import { updateWebhookBody, webhookParams } from './webhook-schemas';
 
 const ROTATION_OVERLAP_MS = 24 * 3600 * 1000;
@@ -14,14 +13,21 @@ const ROTATION_OVERLAP_MS = 24 * 3600 * 1000;
 export const updateWebhook = defineRoute({
   method: 'patch',
   path: '/webhooks/:webhookId',
+  summary: 'Update a webhook subscription',
+  description:
+    'Changes `url`, `events`, `description`. A new `secret` rotates it: the old one keeps signing `webhook-signature` for 24 hours. `status: "active"` re-enables a disabled subscription and resumes its pending deliveries at once; `status: "disabled"` pauses it.',
+  tag: 'Webhooks',
   permission: 'webhooks:write',
   params: webhookParams,
   body: updateWebhookBody,
+  // Locked and loaded inside the transaction rather than loaded before it.
+  errors: ['not_found'],
+  status: 200,
+  response: webhookRecordSchema,
   handler: async ({ params, body, tenant, deps }) => {
     if (body.url !== undefined) await assertDeliverableUrl(body.url, deps.config.webhookAllowedHosts);
     const { webhook, resumed } = await deps.db.$transaction(async (tx) => {
-      await lockRow(tx, 'Webhook', params.webhookId);
-      const existing = await findWebhook(tx, tenant, params.webhookId);
+      const existing = await webhookResource.lock(tx, tenant, params.webhookId);
       const reenabling = body.status === 'active' && existing.status === 'disabled';
       const disabling = body.status === 'disabled' && existing.status === 'active';
       const rotating = body.secret !== undefined && body.secret !== existing.secret;

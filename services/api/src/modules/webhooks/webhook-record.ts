@@ -1,7 +1,58 @@
-import type { Delivery, DeliveryAttempt, Webhook } from '@worktrack/db';
+import Joi from 'joi';
+import { DeliveryStatus, scoped, WebhookStatus, type Db, type Delivery, type DeliveryAttempt, type Scope, type Tx, type Webhook } from '@worktrack/db';
+import { EVENT_TYPES } from '@worktrack/events';
+import { notFound } from '../../http/errors';
+import { out } from '../../http/record-fields';
+import { defineResource } from '../../http/route';
 import { iso } from '../timestamps';
 
-export function toWebhookRecord(webhook: Webhook) {
+/** A subscription as the API shows it (DECISIONS §4): never its secret. */
+export interface WebhookRecord {
+  id: string;
+  url: string;
+  events: string[];
+  description: string | null;
+  status: WebhookStatus;
+  disabledReason: string | null;
+  disabledAt: string | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** The answer to a create: the record, and the secret when the service generated it, shown this once. */
+export interface NewWebhook extends WebhookRecord {
+  secret?: string;
+}
+
+export interface DeliveryRecord {
+  id: string;
+  webhookId: string;
+  event: string;
+  status: DeliveryStatus;
+  test: boolean;
+  attemptCount: number;
+  lastAttemptAt: string | null;
+  nextAttemptAt: string | null;
+  createdAt: string;
+}
+
+export interface DeliveryAttemptRecord {
+  attemptNumber: number;
+  attemptedAt: string;
+  responseStatus: number | null;
+  responseTimeMs: number;
+  error: string | null;
+  responseBody: string | null;
+  responseHeaders: Record<string, string> | null;
+}
+
+/** A delivery with the body it sends and every attempt, oldest first. */
+export interface DeliveryDetail extends DeliveryRecord {
+  payload: Record<string, unknown>;
+  attempts: DeliveryAttemptRecord[];
+}
+
+export function toWebhookRecord(webhook: Webhook): WebhookRecord {
   return {
     id: webhook.id,
     url: webhook.url,
@@ -15,7 +66,7 @@ export function toWebhookRecord(webhook: Webhook) {
   };
 }
 
-export function toDeliveryRecord(delivery: Delivery) {
+export function toDeliveryRecord(delivery: Delivery): DeliveryRecord {
   return {
     id: delivery.id,
     webhookId: delivery.webhookId,
@@ -29,10 +80,10 @@ export function toDeliveryRecord(delivery: Delivery) {
   };
 }
 
-export function toDeliveryDetail(delivery: Delivery & { attempts: DeliveryAttempt[] }) {
+export function toDeliveryDetail(delivery: Delivery & { attempts: DeliveryAttempt[] }): DeliveryDetail {
   return {
     ...toDeliveryRecord(delivery),
-    payload: JSON.parse(delivery.body) as unknown,
+    payload: JSON.parse(delivery.body) as Record<string, unknown>,
     attempts: delivery.attempts.map((a) => ({
       attemptNumber: a.attemptNumber,
       attemptedAt: a.attemptedAt.toISOString(),
@@ -43,4 +94,88 @@ export function toDeliveryDetail(delivery: Delivery & { attempts: DeliveryAttemp
       responseHeaders: a.responseHeaders as Record<string, string> | null,
     })),
   };
+}
+
+const webhookFields = {
+  id: out.id('whk'),
+  url: Joi.string().required().example('https://example.com/hooks/worktrack'),
+  events: Joi.array()
+    .items(Joi.string().valid('*', ...EVENT_TYPES))
+    .required()
+    .description('The event types it receives, or `["*"]` for all'),
+  description: out.nullableString(),
+  status: Joi.string()
+    .valid(...Object.values(WebhookStatus))
+    .required(),
+  disabledReason: Joi.string()
+    .valid('delivery_failures', 'manual')
+    .allow(null)
+    .required()
+    .description('`delivery_failures` when a delivery exhausted its retries, `manual` when disabled by PATCH; null while active'),
+  disabledAt: out.nullableTimestamp(),
+  createdAt: out.timestamp(),
+  updatedAt: out.timestamp(),
+};
+
+export const webhookRecordSchema = Joi.object<WebhookRecord, true>(webhookFields).id('Webhook');
+
+export const newWebhookSchema = Joi.object<NewWebhook, true>({
+  ...webhookFields,
+  secret: Joi.string().pattern(/^whsec_/).description('Only when the request omitted `secret`: the generated one, shown this once'),
+}).id('NewWebhook');
+
+const deliveryFields = {
+  id: out.id('dlv'),
+  webhookId: out.id('whk'),
+  event: Joi.string()
+    .valid(...EVENT_TYPES)
+    .required(),
+  status: Joi.string()
+    .valid(...Object.values(DeliveryStatus))
+    .required(),
+  test: Joi.boolean().required().description('A sample delivery of POST /webhooks/{webhookId}/test'),
+  attemptCount: Joi.number().integer().min(0).required(),
+  lastAttemptAt: out.nullableTimestamp(),
+  nextAttemptAt: out.nullableTimestamp().description('When the next attempt is due; null unless pending'),
+  createdAt: out.timestamp(),
+};
+
+export const deliveryRecordSchema = Joi.object<DeliveryRecord, true>(deliveryFields).id('Delivery');
+
+const deliveryAttemptSchema = Joi.object<DeliveryAttemptRecord, true>({
+  attemptNumber: Joi.number().integer().min(1).required(),
+  attemptedAt: out.timestamp(),
+  responseStatus: Joi.number().integer().allow(null).required().description('null when no response came (timeout, connection error)'),
+  responseTimeMs: Joi.number().integer().min(0).required(),
+  error: out.nullableString(),
+  responseBody: out.nullableString().description('The first 4 KiB of the response body, as text'),
+  responseHeaders: Joi.object()
+    .pattern(Joi.string(), Joi.string())
+    .allow(null)
+    .required()
+    .description('content-type, content-length and retry-after, when the response had them'),
+}).id('DeliveryAttempt');
+
+export const deliveryDetailSchema = Joi.object<DeliveryDetail, true>({
+  ...deliveryFields,
+  payload: Joi.object().unknown(true).required().description('The JSON body sent on every attempt'),
+  attempts: Joi.array().items(deliveryAttemptSchema).required(),
+}).id('DeliveryDetail');
+
+/** The tenant's subscriptions, by `webhookId`. */
+export const webhookResource = defineResource<Webhook>({
+  param: 'webhookId',
+  name: 'webhook',
+  table: 'Webhook',
+  find: (db, scope, id) => db.webhook.findFirst({ where: scoped(scope, { id }) }),
+});
+
+/**
+ * The one lookup of a delivery: the tenant's, of the subscription named by the path (a delivery
+ * of another subscription is not found there), or a 404 naming `deliveryId`.
+ */
+export async function loadDelivery(db: Db | Tx, scope: Scope, webhookId: string, deliveryId: string): Promise<Delivery> {
+  const delivery = await db.delivery.findFirst({ where: scoped(scope, { id: deliveryId, webhookId }) });
+  if (!delivery) throw notFound('deliveryId', 'No such delivery');
+  return delivery;
 }

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import { scoped, type Plan, type Scope, type Tx, type Webhook } from '@worktrack/db';
+import { scoped, type Plan, type Scope, type Tx } from '@worktrack/db';
 import { checkWebhookUrl } from '@worktrack/webhooks';
-import { ApiError, invalid, notFound } from '../../http/errors';
+import { ApiError, invalid } from '../../http/errors';
 
 /** SPEC Limits: subscriptions per organization and mode (test subscriptions never use up live ones); Enterprise has no limit. */
 const PLAN_SUBSCRIPTIONS: Record<Plan, number> = { free: 2, pro: 50, enterprise: Number.POSITIVE_INFINITY };
@@ -22,10 +22,4 @@ export async function assertSubscriptionQuota(tx: Tx, scope: Scope, plan: Plan):
 
 export function generateSecret(): string {
   return `whsec_${randomBytes(24).toString('base64url')}`;
-}
-
-export async function findWebhook(tx: Tx, scope: Scope, webhookId: string): Promise<Webhook> {
-  const webhook = await tx.webhook.findFirst({ where: scoped(scope, { id: webhookId }) });
-  if (!webhook) throw notFound('webhookId', 'No such webhook');
-  return webhook;
 }

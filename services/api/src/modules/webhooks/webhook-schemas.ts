@@ -4,13 +4,15 @@ import { EVENT_TYPES } from '@worktrack/events';
 import { pageQuery } from '../../http/pagination';
 
 const url = Joi.string().max(2048).uri({ scheme: ['https', 'http'] }).messages({ 'string.uriCustomScheme': 'url must be an https URL' });
+// Alternatives, for one message naming `events` whatever is wrong; it yields a string[], but joi's
+// strict object typing wants an ArraySchema for an array field, hence the cast.
 const events = Joi.alternatives(
   Joi.array().items(Joi.string().valid('*')).length(1),
   Joi.array()
     .items(Joi.string().valid(...EVENT_TYPES))
     .min(1)
     .unique(),
-).messages({ 'alternatives.match': `events must be ["*"] or a non-empty list drawn from: ${EVENT_TYPES.join(', ')}` });
+).messages({ 'alternatives.match': `events must be ["*"] or a non-empty list drawn from: ${EVENT_TYPES.join(', ')}` }) as Joi.Schema<string[]> as Joi.ArraySchema<string[]>;
 const description = Joi.string().max(500).allow(null);
 const secret = Joi.string().min(8).max(256);
 
@@ -25,19 +27,19 @@ export interface WebhookPatch extends Partial<WebhookInput> {
   status?: 'active' | 'disabled';
 }
 
-export const webhookParams = Joi.object<{ webhookId: string }>({ webhookId: Joi.string().max(100).required() });
-export const deliveryParams = Joi.object<{ webhookId: string; deliveryId: string }>({
+export const webhookParams = Joi.object<{ webhookId: string }, true>({ webhookId: Joi.string().max(100).required() });
+export const deliveryParams = Joi.object<{ webhookId: string; deliveryId: string }, true>({
   webhookId: Joi.string().max(100).required(),
   deliveryId: Joi.string().max(100).required(),
 });
 
-export const createWebhookBody = Joi.object<WebhookInput>({ url: url.required(), events: events.required(), description, secret });
-export const updateWebhookBody = Joi.object<WebhookPatch>({ url, events, description, secret, status: Joi.string().valid('active', 'disabled') });
+export const createWebhookBody = Joi.object<WebhookInput, true>({ url: url.required(), events: events.required(), description, secret });
+export const updateWebhookBody = Joi.object<WebhookPatch, true>({ url, events, description, secret, status: Joi.string().valid('active', 'disabled') });
 
-export const listWebhooksQuery = Joi.object<{ limit: number; offset: number }>({ ...pageQuery });
-export const listDeliveriesQuery = Joi.object<{ limit: number; offset: number; status?: DeliveryStatus; event?: string }>({
+export const listWebhooksQuery = Joi.object<{ limit: number; offset: number }, true>({ ...pageQuery });
+export const listDeliveriesQuery = Joi.object<{ limit: number; offset: number; status?: DeliveryStatus; event?: string }, true>({
   status: Joi.string().valid(...Object.values(DeliveryStatus)),
   event: Joi.string().valid(...EVENT_TYPES),
   ...pageQuery,
 });
-export const testWebhookBody = Joi.object<{ event?: string }>({ event: Joi.string().valid(...EVENT_TYPES) });
+export const testWebhookBody = Joi.object<{ event?: string }, true>({ event: Joi.string().valid(...EVENT_TYPES) });
