@@ -1,11 +1,12 @@
 import request from 'supertest';
+import { effectivePermissions, type Permission } from '../../src/http/permissions';
 import type { Harness, TestOrg } from './harness';
 import { as, createOrg, expectError, keyWith } from './harness';
 
 export interface SecuredRoute {
   method: 'get' | 'post' | 'patch' | 'delete';
   path: string;
-  permission: string;
+  permission: Permission;
   body?: object;
 }
 
@@ -54,10 +55,13 @@ export function itEnforcesAccess(
   });
 
   if (!namesResource) return;
-  it("answers 404 to another organization's key and to a test key on live data", async () => {
+  it("answers 404 to another organization's key and to a test key on live data (403 where test keys are refused outright)", async () => {
     const r = route();
     const { harness, org, otherOrg } = context();
     expectError(await as(harness.app, otherOrg.liveKey)[r.method](r.path).send(r.body), 404, 'not_found');
-    expectError(await as(harness.app, org.testKey)[r.method](r.path).send(r.body), 404, 'not_found');
+    const testKeysMay = effectivePermissions(['*'], 'admin', 'test').has(r.permission);
+    const test = await as(harness.app, org.testKey)[r.method](r.path).send(r.body);
+    if (testKeysMay) expectError(test, 404, 'not_found');
+    else expectError(test, 403, 'forbidden');
   });
 }
