@@ -32,6 +32,8 @@ await build({
 
 const prismaDir = path.dirname(createRequire(import.meta.url).resolve('prisma/package.json'));
 copyFileSync(path.join(prismaDir, 'build/schema_engine_bg.wasm'), path.join(outdir, 'schema_engine_bg.wasm'));
+// The dashboard's stylesheet and script: the API serves them from beside its bundle.
+cpSync(path.join(root, 'services/api/src/dashboard/assets'), path.join(outdir, 'dashboard-assets'), { recursive: true });
 // Bull Board serves its page and assets from files; the worker looks for them beside its bundle.
 const workerRequire = createRequire(path.join(root, 'services/worker/package.json'));
 cpSync(path.join(path.dirname(workerRequire.resolve('@bull-board/ui/package.json')), 'dist'), path.join(outdir, 'bull-board-ui/dist'), { recursive: true });

@@ -1,4 +1,5 @@
 import express, { Router } from 'express';
+import { dashboardRouter } from './dashboard/router';
 import type { AppDeps } from './deps';
 import { authenticate } from './http/auth';
 import { FailedAuthThrottle } from './http/auth-throttle';
@@ -24,6 +25,7 @@ export function createApp(deps: AppDeps): express.Express {
   app.use(httpMetrics(deps.metrics));
   app.get('/metrics', metricsEndpoint(deps.metrics));
   app.use(healthRoutes(deps));
+  app.use('/dashboard', dashboardRouter(deps));
   app.use(acceptInvitationRoute(deps));
 
   const v1 = Router();

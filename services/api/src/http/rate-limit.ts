@@ -46,6 +46,12 @@ export class UtcDayRedisStore implements Store {
     return { totalHits: Number(totalHits), resetTime };
   }
 
+  /** Today's count so far, without counting (the dashboard's overview). */
+  async get(key: string): Promise<IncrementResponse> {
+    const resetTime = nextUtcMidnight();
+    return { totalHits: Number((await this.redis.get(this.keyFor(key, resetTime))) ?? 0), resetTime };
+  }
+
   async decrement(key: string): Promise<void> {
     await this.redis.decr(this.keyFor(key, nextUtcMidnight()));
   }
@@ -55,13 +61,16 @@ export class UtcDayRedisStore implements Store {
   }
 }
 
+/** The one place the quota counters live: the limiter counts into it, the dashboard reads it. */
+export const quotaStore = (redis: Redis, prefix: string) => new UtcDayRedisStore(redis, `${prefix}:quota`);
+
 /** Counts every authenticated request per organization; live and test keys share the quota. */
 export function dailyQuotaLimiter(redis: Redis, prefix: string, logger: Logger): RequestHandler {
   return rateLimit({
     windowMs: 24 * 3600 * 1000,
     limit: (req) => dailyQuota(requireTenant(req)),
     keyGenerator: (req) => requireTenant(req).organizationId,
-    store: new UtcDayRedisStore(redis, `${prefix}:quota`),
+    store: quotaStore(redis, prefix),
     standardHeaders: false,
     legacyHeaders: true,
     // A Redis outage must not take the API down with it: requests pass uncounted meanwhile.

@@ -1,0 +1,31 @@
+import type { Request, Response } from 'express';
+import type { AppDeps } from '../deps';
+import type { Tenant } from '../http/auth';
+import type { Caller } from './operation';
+import type { DashboardSession } from './session';
+
+/** What every signed-in page has: the session, the tenant it acts as, and a CSRF token for its forms. */
+export interface DashboardContext {
+  session: DashboardSession;
+  tenant: Tenant;
+  csrfToken: string;
+}
+
+declare global {
+  // eslint-disable-next-line @typescript-eslint/no-namespace
+  namespace Express {
+    interface Request {
+      dashboard?: DashboardContext;
+    }
+  }
+}
+
+export function requireDashboard(req: Request): DashboardContext {
+  if (!req.dashboard) throw new Error('dashboard page mounted without a session');
+  return req.dashboard;
+}
+
+/** The caller of API operations for this request. */
+export function callerOf(req: Request, res: Response, deps: AppDeps): Caller {
+  return { tenant: requireDashboard(req).tenant, deps, req, res };
+}

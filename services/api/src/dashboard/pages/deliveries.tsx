@@ -1,0 +1,112 @@
+import type { Router } from 'express';
+import { getDelivery } from '../../modules/webhooks/get-delivery';
+import { redeliver } from '../../modules/webhooks/redeliver';
+import type { DeliveryAttemptRecord, DeliveryDetail } from '../../modules/webhooks/webhook-record';
+import { callerOf } from '../context';
+import { redirectDone } from '../notices';
+import { callOperation } from '../operation';
+import type { DashboardApp } from '../router';
+import { ActionButton, Badge, Time } from '../views/components';
+import { useCan } from '../views/page-context';
+import { renderPage } from '../views/render';
+
+function Attempt({ attempt }: { attempt: DeliveryAttemptRecord }) {
+  const headers = Object.entries(attempt.responseHeaders ?? {});
+  return (
+    <article class="attempt" aria-labelledby={`attempt-${attempt.attemptNumber}`}>
+      <h3 id={`attempt-${attempt.attemptNumber}`}>
+        Attempt {attempt.attemptNumber}: {attempt.responseStatus === null ? 'no response' : `HTTP ${attempt.responseStatus}`}
+        {attempt.error ? <Badge value="failed" /> : <Badge value="succeeded" />}
+      </h3>
+      <dl class="facts">
+        <dt>At</dt>
+        <dd>
+          <Time value={attempt.attemptedAt} />
+        </dd>
+        <dt>Took</dt>
+        <dd>{attempt.responseTimeMs} ms</dd>
+        {attempt.error && (
+          <>
+            <dt>Error</dt>
+            <dd>{attempt.error}</dd>
+          </>
+        )}
+      </dl>
+      {headers.length > 0 && (
+        <>
+          <h4>Response headers</h4>
+          <pre>{headers.map(([name, value]) => `${name}: ${value}`).join('\n')}</pre>
+        </>
+      )}
+      {attempt.responseBody !== null && (
+        <>
+          <h4>Response body (first 4 KiB)</h4>
+          <pre class="response-body">{attempt.responseBody === '' ? '(empty)' : attempt.responseBody}</pre>
+        </>
+      )}
+    </article>
+  );
+}
+
+function DeliveryBody({ delivery, webhookPath }: { delivery: DeliveryDetail; webhookPath: string }) {
+  const can = useCan();
+  const pending = delivery.status === 'pending';
+  return (
+    <>
+      <p>
+        <a href={webhookPath}>Back to the subscription</a>
+      </p>
+      {/* While pending, the script refreshes this region until the delivery settles; without it, reload. */}
+      <div id="delivery-state" data-refresh={pending ? '1000' : undefined} aria-live="polite">
+        <dl class="facts">
+          <dt>Event</dt>
+          <dd>
+            {delivery.event}
+            {delivery.test && <span class="tag">test</span>}
+          </dd>
+          <dt>Status</dt>
+          <dd>
+            <Badge value={delivery.status} />
+          </dd>
+          <dt>Attempts</dt>
+          <dd>{delivery.attemptCount}</dd>
+          <dt>Next attempt</dt>
+          <dd>
+            <Time value={delivery.nextAttemptAt} />
+          </dd>
+          <dt>Created</dt>
+          <dd>
+            <Time value={delivery.createdAt} />
+          </dd>
+        </dl>
+        <section aria-labelledby="attempts-title">
+          <h2 id="attempts-title">Attempts and responses</h2>
+          {delivery.attempts.length === 0 ? <p>No attempt yet.</p> : delivery.attempts.map((attempt) => <Attempt attempt={attempt} />)}
+        </section>
+      </div>
+      {can('webhooks:write') && <ActionButton action={`${webhookPath}/deliveries/${delivery.id}/redeliver`} label="Redeliver" />}
+      <section aria-labelledby="request-title">
+        <h2 id="request-title">Request body</h2>
+        <p class="hint">POSTed as application/json, signed afresh at each attempt (X-Service-Signature, webhook-signature).</p>
+        <pre>{JSON.stringify(delivery.payload, null, 2)}</pre>
+      </section>
+    </>
+  );
+}
+
+/** A delivery's attempts with what the receiver answered, and sending it again. */
+export function deliveryPages(router: Router, { deps, assets }: DashboardApp): void {
+  router.get('/webhooks/:webhookId/deliveries/:deliveryId', async (req, res) => {
+    const delivery = await callOperation(getDelivery, callerOf(req, res, deps), { params: req.params });
+    renderPage(req, res, assets, {
+      title: `Delivery ${delivery.id}`,
+      section: 'webhooks',
+      body: <DeliveryBody delivery={delivery} webhookPath={`/dashboard/webhooks/${delivery.webhookId}`} />,
+    });
+  });
+
+  router.post('/webhooks/:webhookId/deliveries/:deliveryId/redeliver', async (req, res) => {
+    await callOperation(redeliver, callerOf(req, res, deps), { params: req.params });
+    redirectDone(res, `/dashboard/webhooks/${req.params.webhookId}/deliveries/${req.params.deliveryId}`, 'redelivered');
+  });
+}

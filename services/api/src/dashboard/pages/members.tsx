@@ -1,0 +1,193 @@
+import type { Request, Response, Router } from 'express';
+import { Role } from '@worktrack/db';
+import type { MemberRecord } from '@worktrack/events';
+import type { Envelope } from '../../http/pagination';
+import type { InvitationRecord } from '../../modules/members/invitation-record';
+import { inviteMember } from '../../modules/members/invite-member';
+import { listInvitations } from '../../modules/members/list-invitations';
+import { listMembers } from '../../modules/members/list-members';
+import { removeMember } from '../../modules/members/remove-member';
+import { revokeInvitation } from '../../modules/members/revoke-invitation';
+import { updateMember } from '../../modules/members/update-member';
+import { callerOf, requireDashboard } from '../context';
+import { formOf, queryOf, text, type Form } from '../form';
+import { redirectDone } from '../notices';
+import { callOperation } from '../operation';
+import { problemOf, type Problem } from '../problem';
+import type { DashboardApp } from '../router';
+import { ActionButton, Badge, optionsOf, Pager, PostForm, ProblemSummary, SelectField, ShownOnce, TextField, Time } from '../views/components';
+import { useCan, usePage } from '../views/page-context';
+import { renderPage } from '../views/render';
+
+const PATH = '/dashboard/members';
+const ROLES = optionsOf(Object.values(Role));
+
+function MemberTable({ members }: { members: Envelope<MemberRecord> }) {
+  const can = useCan();
+  const { session } = usePage();
+  return (
+    <>
+      <table>
+        <caption>Members</caption>
+        <thead>
+          <tr>
+            <th scope="col">Member</th>
+            <th scope="col">Role</th>
+            <th scope="col">Joined</th>
+            {can('members:write') && <th scope="col">Remove</th>}
+          </tr>
+        </thead>
+        <tbody>
+          {members.data.map((member) => (
+            <tr>
+              <th scope="row">
+                {member.name ?? member.email}
+                {member.name && <div class="muted">{member.email}</div>}
+                {member.id === session.userId && <span class="tag">you</span>}
+              </th>
+              <td>
+                {can('members:write') ? (
+                  <PostForm action={`${PATH}/${member.id}/role`} class="inline" label={`Role of ${member.email}`}>
+                    <label class="visually-hidden" for={`role-${member.id}`}>
+                      Role of {member.email}
+                    </label>
+                    <select id={`role-${member.id}`} name="role">
+                      {ROLES.map((role) => (
+                        <option value={role.value} selected={role.value === member.role}>
+                          {role.label}
+                        </option>
+                      ))}
+                    </select>{' '}
+                    <button type="submit" class="secondary" aria-label={`Change the role of ${member.email}`}>
+                      Change
+                    </button>
+                  </PostForm>
+                ) : (
+                  <Badge value={member.role} />
+                )}
+              </td>
+              <td>
+                <Time value={member.joinedAt} />
+              </td>
+              {can('members:write') && (
+                <td>
+                  <ActionButton action={`${PATH}/${member.id}/remove`} label="Remove" name={`Remove ${member.email}`} confirm={`Remove ${member.email}? Their keys and sessions stop working at once.`} danger />
+                </td>
+              )}
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      <Pager path={PATH} query={{}} pagination={members.pagination} />
+    </>
+  );
+}
+
+function Invitations({ invitations }: { invitations: Envelope<InvitationRecord> }) {
+  const can = useCan();
+  if (invitations.data.length === 0) return <p>No pending invitations.</p>;
+  return (
+    <table>
+      <caption>Pending invitations</caption>
+      <thead>
+        <tr>
+          <th scope="col">Email</th>
+          <th scope="col">Role</th>
+          <th scope="col">Expires</th>
+          {can('members:write') && <th scope="col">Revoke</th>}
+        </tr>
+      </thead>
+      <tbody>
+        {invitations.data.map((invitation) => (
+          <tr>
+            <th scope="row">{invitation.email}</th>
+            <td>
+              <Badge value={invitation.role} />
+            </td>
+            <td>
+              <Time value={invitation.expiresAt} />
+            </td>
+            {can('members:write') && (
+              <td>
+                <ActionButton action={`${PATH}/invitations/${invitation.id}/revoke`} label="Revoke" name={`Revoke the invitation of ${invitation.email}`} danger />
+              </td>
+            )}
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}
+
+function InviteForm({ values, problem }: { values: Form; problem?: Problem | undefined }) {
+  return (
+    <PostForm action={`${PATH}/invite`} label="Invite a member">
+      <h2>Invite a member</h2>
+      <ProblemSummary problem={problem} />
+      <TextField name="email" type="email" label="Email" required value={text(values, 'email')} problem={problem} />
+      <SelectField name="role" label="Role" options={ROLES} value={text(values, 'role') || 'member'} problem={problem} />
+      <button type="submit">Invite</button>
+    </PostForm>
+  );
+}
+
+/** Members and invitations: invite, revoke, change a role, remove (members:write), else read only. */
+export function memberPages(router: Router, { deps, assets }: DashboardApp): void {
+  async function show(req: Request, res: Response, extra: { status?: number; values?: Form; problem?: Problem; invited?: { email: string; token: string } } = {}) {
+    const caller = callerOf(req, res, deps);
+    const [members, invitations] = await Promise.all([
+      callOperation(listMembers, caller, { query: queryOf(req, ['offset']) }),
+      callOperation(listInvitations, caller, { query: { limit: 100 } }),
+    ]);
+    const canWrite = requireDashboard(req).tenant.permissions.has('members:write');
+    renderPage(req, res, assets, {
+      title: 'Members',
+      section: 'members',
+      status: extra.status ?? 200,
+      body: (
+        <>
+          {extra.invited && (
+            <ShownOnce id="invitation-token" label={`Invitation token for ${extra.invited.email}`} value={extra.invited.token} />
+          )}
+          {extra.invited && <p class="hint">They accept it with POST /v1/invitations/accept {'{"token", "name"}'} within 7 days, and get their first key.</p>}
+          <div class="split">
+            <section>
+              <MemberTable members={members} />
+              <h2>Invitations</h2>
+              <Invitations invitations={invitations} />
+            </section>
+            {canWrite && <InviteForm values={extra.values ?? {}} problem={extra.problem} />}
+          </div>
+        </>
+      ),
+    });
+  }
+
+  router.get('/members', (req, res) => show(req, res));
+
+  router.post('/members/invite', async (req, res) => {
+    const values = formOf(req);
+    try {
+      const invitation = await callOperation(inviteMember, callerOf(req, res, deps), { body: { email: text(values, 'email'), role: text(values, 'role') } });
+      await show(req, res, { status: 201, invited: { email: invitation.email, token: invitation.token } });
+    } catch (err) {
+      const problem = problemOf(err);
+      await show(req, res, { status: problem.status, values, problem });
+    }
+  });
+
+  router.post('/members/invitations/:invitationId/revoke', async (req, res) => {
+    await callOperation(revokeInvitation, callerOf(req, res, deps), { params: req.params });
+    redirectDone(res, PATH, 'invitation-revoked');
+  });
+
+  router.post('/members/:userId/role', async (req, res) => {
+    await callOperation(updateMember, callerOf(req, res, deps), { params: req.params, body: { role: text(formOf(req), 'role') } });
+    redirectDone(res, PATH, 'member-updated');
+  });
+
+  router.post('/members/:userId/remove', async (req, res) => {
+    await callOperation(removeMember, callerOf(req, res, deps), { params: req.params });
+    redirectDone(res, PATH, 'member-removed');
+  });
+}

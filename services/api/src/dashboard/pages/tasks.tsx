@@ -1,0 +1,237 @@
+import type { Request, Response, Router } from 'express';
+import { Priority, TaskStatus } from '@worktrack/db';
+import type { MemberRecord, ProjectRecord, TaskRecord } from '@worktrack/events';
+import type { Envelope } from '../../http/pagination';
+import { listMembers } from '../../modules/members/list-members';
+import { listProjects } from '../../modules/projects/list-projects';
+import { createTask } from '../../modules/tasks/create-task';
+import { getTask } from '../../modules/tasks/get-task';
+import { listTasks } from '../../modules/tasks/list-tasks';
+import { updateTask } from '../../modules/tasks/update-task';
+import { callerOf } from '../context';
+import { formOf, optional, orNull, queryOf, text, utcTimestamp, type Form } from '../form';
+import { redirectDone } from '../notices';
+import { callOperation, type Caller } from '../operation';
+import { problemOf, type Problem } from '../problem';
+import type { DashboardApp } from '../router';
+import { Badge, optionsOf, Pager, PostForm, ProblemSummary, SelectField, TextArea, TextField, Time, type Option } from '../views/components';
+import { useCan } from '../views/page-context';
+import { renderPage } from '../views/render';
+
+const PATH = '/dashboard/tasks';
+const FILTERS = ['projectId', 'status', 'priority', 'assigneeId', 'offset'] as const;
+
+/** The choices the task forms offer: open projects, and the organization's members. */
+interface Choices {
+  projects: ProjectRecord[];
+  members: MemberRecord[];
+}
+
+async function choicesFor(caller: Caller): Promise<Choices> {
+  const [projects, members] = await Promise.all([
+    callOperation(listProjects, caller, { query: { limit: 100, archived: true } }),
+    caller.tenant.permissions.has('members:read') ? callOperation(listMembers, caller, { query: { limit: 100 } }) : { data: [] },
+  ]);
+  return { projects: projects.data, members: members.data };
+}
+
+const projectOptions = (choices: Choices, { open }: { open: boolean }): Option[] =>
+  choices.projects.filter((p) => !open || !p.archived).map((p) => ({ value: p.id, label: p.archived ? `${p.name} (archived)` : p.name }));
+const memberOptions = (choices: Choices): Option[] => choices.members.map((m) => ({ value: m.id, label: m.name ?? m.email }));
+const any: Option = { value: '', label: 'Any' };
+
+/** The fields of create and edit: the API's names, so its refusals point at them. */
+function TaskFields({ values, problem, choices, creating }: { values: Form; problem?: Problem | undefined; choices: Choices; creating: boolean }) {
+  return (
+    <>
+      <TextField name="title" label="Title" required value={text(values, 'title')} problem={problem} />
+      {creating && <SelectField name="projectId" label="Project" required options={projectOptions(choices, { open: true })} value={text(values, 'projectId')} problem={problem} />}
+      <TextArea name="description" label="Description (optional)" value={text(values, 'description')} problem={problem} />
+      <SelectField name="status" label="Status" options={optionsOf(Object.values(TaskStatus))} value={text(values, 'status') || 'todo'} problem={problem} />
+      <SelectField name="priority" label="Priority" options={optionsOf(Object.values(Priority))} value={text(values, 'priority') || 'medium'} problem={problem} />
+      <SelectField name="assigneeId" label="Assignee" options={[{ value: '', label: 'Nobody' }, ...memberOptions(choices)]} value={text(values, 'assigneeId')} problem={problem} />
+      <TextField name="dueDate" type="date" label="Due (optional, UTC)" value={text(values, 'dueDate')} problem={problem} />
+    </>
+  );
+}
+
+function TaskTable({ tasks, choices, filters }: { tasks: Envelope<TaskRecord>; choices: Choices; filters: Record<string, string> }) {
+  const projectName = new Map(choices.projects.map((p) => [p.id, p.name]));
+  const memberName = new Map(choices.members.map((m) => [m.id, m.name ?? m.email]));
+  return (
+    <>
+      <form method="get" action={PATH} class="filters" aria-label="Filter tasks">
+        <SelectField id="filter-project" name="projectId" label="Project" options={[any, ...projectOptions(choices, { open: false })]} value={filters.projectId} />
+        <SelectField id="filter-status" name="status" label="Status" options={[any, ...optionsOf(Object.values(TaskStatus))]} value={filters.status} />
+        <SelectField id="filter-priority" name="priority" label="Priority" options={[any, ...optionsOf(Object.values(Priority))]} value={filters.priority} />
+        {choices.members.length > 0 && <SelectField id="filter-assignee" name="assigneeId" label="Assignee" options={[any, ...memberOptions(choices)]} value={filters.assigneeId} />}
+        <button type="submit" class="secondary">
+          Filter
+        </button>
+      </form>
+      {tasks.data.length === 0 ? (
+        <p>No tasks{Object.keys(filters).length > 0 ? ' match these filters' : ' yet'}.</p>
+      ) : (
+        <table>
+          <caption>Tasks, newest first</caption>
+          <thead>
+            <tr>
+              <th scope="col">Task</th>
+              <th scope="col">Project</th>
+              <th scope="col">Status</th>
+              <th scope="col">Priority</th>
+              <th scope="col">Assignee</th>
+              <th scope="col">Due</th>
+            </tr>
+          </thead>
+          <tbody>
+            {tasks.data.map((task) => (
+              <tr>
+                <th scope="row">
+                  <a href={`${PATH}/${task.id}`}>{task.title}</a>
+                </th>
+                <td>{projectName.get(task.projectId) ?? task.projectId}</td>
+                <td>
+                  <Badge value={task.status} />
+                </td>
+                <td>
+                  <Badge value={task.priority} />
+                </td>
+                <td>{task.assigneeId ? (memberName.get(task.assigneeId) ?? task.assigneeId) : '—'}</td>
+                <td>
+                  <Time value={task.dueDate} />
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+      <Pager path={PATH} query={filters} pagination={tasks.pagination} />
+    </>
+  );
+}
+
+function TasksBody(props: { tasks: Envelope<TaskRecord>; choices: Choices; filters: Record<string, string>; values: Form; problem?: Problem | undefined }) {
+  const can = useCan();
+  return (
+    <div class="split">
+      <section>
+        <TaskTable tasks={props.tasks} choices={props.choices} filters={props.filters} />
+      </section>
+      {can('tasks:write') && (
+        <PostForm action={PATH} label="Create a task">
+          <h2>Create a task</h2>
+          <ProblemSummary problem={props.problem} />
+          <TaskFields values={props.values} problem={props.problem} choices={props.choices} creating />
+          <button type="submit">Create task</button>
+        </PostForm>
+      )}
+    </div>
+  );
+}
+
+function TaskBody({ task, choices, values, problem }: { task: TaskRecord; choices: Choices; values: Form; problem?: Problem | undefined }) {
+  const can = useCan();
+  const project = choices.projects.find((p) => p.id === task.projectId);
+  return (
+    <>
+      <p>
+        <a href={`${PATH}?projectId=${task.projectId}`}>Tasks of {project?.name ?? 'its project'}</a>
+      </p>
+      <dl class="facts">
+        <dt>Status</dt>
+        <dd>
+          <Badge value={task.status} />
+        </dd>
+        <dt>Created</dt>
+        <dd>
+          <Time value={task.createdAt} />
+        </dd>
+        <dt>Updated</dt>
+        <dd>
+          <Time value={task.updatedAt} />
+        </dd>
+      </dl>
+      {task.description && <p class="description">{task.description}</p>}
+      {can('tasks:write') && (
+        <PostForm action={`${PATH}/${task.id}`} label="Edit the task">
+          <h2>Edit</h2>
+          <ProblemSummary problem={problem} />
+          <TaskFields values={values} problem={problem} choices={choices} creating={false} />
+          <button type="submit">Save</button>
+        </PostForm>
+      )}
+    </>
+  );
+}
+
+/** The form as the API's body: empty optional fields left out on create, cleared (null) on edit. */
+function taskBody(form: Form, creating: boolean) {
+  const dueDate = text(form, 'dueDate');
+  const clearable = creating ? optional : orNull;
+  return {
+    title: text(form, 'title'),
+    ...(creating && { projectId: text(form, 'projectId') }),
+    description: clearable(text(form, 'description')),
+    status: text(form, 'status'),
+    priority: text(form, 'priority'),
+    assigneeId: clearable(text(form, 'assigneeId')),
+    dueDate: clearable(dueDate && utcTimestamp(dueDate)),
+  };
+}
+
+/** Tasks: browse and filter, create, edit. */
+export function taskPages(router: Router, { deps, assets }: DashboardApp): void {
+  async function showList(req: Request, res: Response, extra: { status?: number; values?: Form; problem?: Problem } = {}) {
+    const caller = callerOf(req, res, deps);
+    const filters = queryOf(req, FILTERS);
+    const [tasks, choices] = await Promise.all([callOperation(listTasks, caller, { query: filters }), choicesFor(caller)]);
+    const { offset: _offset, ...kept } = filters;
+    renderPage(req, res, assets, {
+      title: 'Tasks',
+      section: 'tasks',
+      status: extra.status ?? 200,
+      body: <TasksBody tasks={tasks} choices={choices} filters={kept} values={extra.values ?? { projectId: filters.projectId ?? '' }} problem={extra.problem} />,
+    });
+  }
+
+  async function showTask(req: Request, res: Response, extra: { status?: number; values?: Form; problem?: Problem } = {}) {
+    const caller = callerOf(req, res, deps);
+    const [task, choices] = await Promise.all([callOperation(getTask, caller, { params: req.params }), choicesFor(caller)]);
+    const values = extra.values ?? {
+      title: task.title,
+      description: task.description ?? '',
+      status: task.status,
+      priority: task.priority,
+      assigneeId: task.assigneeId ?? '',
+      dueDate: task.dueDate?.slice(0, 10) ?? '',
+    };
+    renderPage(req, res, assets, { title: task.title, section: 'tasks', status: extra.status ?? 200, body: <TaskBody task={task} choices={choices} values={values} problem={extra.problem} /> });
+  }
+
+  router.get('/tasks', (req, res) => showList(req, res));
+
+  router.post('/tasks', async (req, res) => {
+    const values = formOf(req);
+    try {
+      const task = await callOperation(createTask, callerOf(req, res, deps), { body: taskBody(values, true) });
+      redirectDone(res, `${PATH}/${task.id}`, 'task-created');
+    } catch (err) {
+      const problem = problemOf(err);
+      await showList(req, res, { status: problem.status, values, problem });
+    }
+  });
+
+  router.get('/tasks/:taskId', (req, res) => showTask(req, res));
+
+  router.post('/tasks/:taskId', async (req, res) => {
+    const values = formOf(req);
+    try {
+      await callOperation(updateTask, callerOf(req, res, deps), { params: req.params, body: taskBody(values, false) });
+      redirectDone(res, `${PATH}/${req.params.taskId}`, 'task-updated');
+    } catch (err) {
+      const problem = problemOf(err);
+      await showTask(req, res, { status: problem.status, values, problem });
+    }
+  });
+}
