@@ -29,7 +29,9 @@ export async function startScriptedReceiver(initial: Answer = { status: 200, hea
       const parsed = JSON.parse(body) as { deliveryId: string; event: string };
       received.push({ deliveryId: parsed.deliveryId, event: parsed.event, body });
       const { status, headers = {}, body: answer = '' } = state.answer;
-      res.writeHead(status, headers).end(answer);
+      res.statusCode = status;
+      for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
+      res.end(answer); // Node adds the Content-Length
     });
   });
   server.listen(0, '127.0.0.1');

@@ -1,6 +1,7 @@
 import Joi from 'joi';
 import { DeliveryStatus, scoped, WebhookStatus, type Db, type Delivery, type DeliveryAttempt, type Scope, type Tx, type Webhook } from '@worktrack/db';
 import { EVENT_TYPES } from '@worktrack/events';
+import { RECORDED_RESPONSE_HEADERS } from '@worktrack/webhooks';
 import { notFound } from '../../http/errors';
 import { out } from '../../http/record-fields';
 import { defineResource } from '../../http/route';
@@ -149,11 +150,10 @@ const deliveryAttemptSchema = Joi.object<DeliveryAttemptRecord, true>({
   responseTimeMs: Joi.number().integer().min(0).required(),
   error: out.nullableString(),
   responseBody: out.nullableString().description('The first 4 KiB of the response body, as text'),
-  responseHeaders: Joi.object()
-    .pattern(Joi.string(), Joi.string())
+  responseHeaders: Joi.object(Object.fromEntries(RECORDED_RESPONSE_HEADERS.map((name) => [name, Joi.string()])))
     .allow(null)
     .required()
-    .description('content-type, content-length and retry-after, when the response had them'),
+    .description('content-type, content-length and retry-after, when the response had them; null when no response came'),
 }).id('DeliveryAttempt');
 
 export const deliveryDetailSchema = Joi.object<DeliveryDetail, true>({

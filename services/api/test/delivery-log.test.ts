@@ -1,0 +1,142 @@
+import { randomUUID } from 'node:crypto';
+import { startTestWorker } from '../../worker/test/support/worker-harness';
+import { as, createHarness, createOrg, waitFor, type Harness, type TestOrg } from './support/harness';
+import { startScriptedReceiver, type ScriptedReceiver } from './support/scripted-receiver';
+
+/*
+ * What happened to a webhook, end to end: the shipped worker in-process (retries 20 ms apart) posts
+ * to a real receiver; the delivery log shows its answers, and recovery sends what was missed.
+ */
+
+let h: Harness;
+let worker: { close(): Promise<void> };
+let receiver: ScriptedReceiver;
+let org: TestOrg;
+
+beforeAll(async () => {
+  const prefix = `wt-test-${randomUUID().slice(0, 8)}`;
+  h = createHarness({ REDIS_PREFIX: prefix, WEBHOOK_ALLOWED_HOSTS: '127.0.0.1' });
+  worker = startTestWorker({ prefix });
+  receiver = await startScriptedReceiver();
+  org = await createOrg(h.db);
+});
+afterAll(async () => {
+  await worker.close();
+  await receiver.close();
+  await h.close();
+});
+
+const healthy = { status: 200, headers: { 'Content-Type': 'application/json' }, body: '{"received":true}' };
+const broken = { status: 503, headers: { 'Content-Type': 'text/plain', 'Retry-After': '30' }, body: 'down for maintenance' };
+
+async function subscribe(events = ['task.created']): Promise<string> {
+  const res = await as(h.app, org.liveKey).post('/v1/webhooks', { url: receiver.url, events, secret: 'whsec_known_secret' });
+  expect(res.status).toBe(201);
+  return res.body.id as string;
+}
+
+async function settled(webhookId: string, deliveryId: string) {
+  return waitFor(async () => {
+    const res = await as(h.app, org.liveKey).get(`/v1/webhooks/${webhookId}/deliveries/${deliveryId}`);
+    return res.body.status === 'pending' ? undefined : res.body;
+  });
+}
+
+async function newProject(): Promise<string> {
+  return (await as(h.app, org.liveKey).post('/v1/projects', { name: 'Delivered' })).body.id as string;
+}
+
+describe('the delivery log', () => {
+  it("shows what the receiver answered: status, the first 4 KiB of the body, and its headers", async () => {
+    receiver.answer = healthy;
+    const webhookId = await subscribe();
+    const sent = await as(h.app, org.liveKey).post(`/v1/webhooks/${webhookId}/test`, {});
+    const delivery = await settled(webhookId, sent.body.id);
+    expect(delivery.status).toBe('succeeded');
+    expect(delivery.attempts).toEqual([
+      expect.objectContaining({
+        attemptNumber: 1,
+        responseStatus: 200,
+        error: null,
+        responseBody: '{"received":true}',
+        responseHeaders: { 'content-type': 'application/json', 'content-length': '17' },
+      }),
+    ]);
+  });
+
+  it('keeps the first 4 KiB of a long answer, and a binary one as text', async () => {
+    const webhookId = await subscribe();
+    receiver.answer = { status: 500, headers: { 'Content-Type': 'text/plain' }, body: 'x'.repeat(10_000) };
+    const long = await settled(webhookId, (await as(h.app, org.liveKey).post(`/v1/webhooks/${webhookId}/test`, {})).body.id);
+    expect(long.attempts[0]).toMatchObject({ responseStatus: 500, error: 'http_status: receiver answered 500', responseBody: 'x'.repeat(4096) });
+
+    receiver.answer = { status: 200, headers: { 'Content-Type': 'application/octet-stream' }, body: Buffer.from([0x61, 0x00, 0x62, 0xff]) };
+    const binary = await settled(webhookId, (await as(h.app, org.liveKey).post(`/v1/webhooks/${webhookId}/test`, {})).body.id);
+    expect(binary.attempts[0]).toMatchObject({ responseStatus: 200, responseBody: 'a\uFFFDb\uFFFD' });
+  });
+
+  it('records no response for a receiver that cannot be reached', async () => {
+    const res = await as(h.app, org.liveKey).post('/v1/webhooks', { url: 'http://127.0.0.1:1/hooks', events: ['task.created'] });
+    const delivery = await settled(res.body.id, (await as(h.app, org.liveKey).post(`/v1/webhooks/${res.body.id}/test`, {})).body.id);
+    expect(delivery.attempts[0]).toMatchObject({ responseStatus: null, responseBody: null, responseHeaders: null, error: expect.stringMatching(/^connection_error/) });
+    await as(h.app, org.liveKey).delete(`/v1/webhooks/${res.body.id}`).expect(204);
+  });
+});
+
+describe('recovering what a broken receiver missed', () => {
+  it('resends the delivery that disabled the subscription and makes the ones it missed; a recovered delivery gets a fresh set of attempts', async () => {
+    receiver.answer = broken;
+    const webhookId = await subscribe(['project.created']);
+    const startedAt = new Date(Date.now() - 1_000).toISOString();
+
+    // Broken: the delivery fails seven times and the subscription is disabled.
+    const firstProject = await newProject();
+    const disabled = await waitFor(async () => {
+      const res = await as(h.app, org.liveKey).get(`/v1/webhooks/${webhookId}`);
+      return res.body.status === 'disabled' ? res.body : undefined;
+    });
+    expect(disabled.disabledReason).toBe('delivery_failures');
+    const [failed] = (await as(h.app, org.liveKey).get(`/v1/webhooks/${webhookId}/deliveries`)).body.data;
+    expect(failed).toMatchObject({ status: 'failed', attemptCount: 7 });
+    const failedDetail = (await as(h.app, org.liveKey).get(`/v1/webhooks/${webhookId}/deliveries/${failed.id}`)).body;
+    expect(failedDetail.attempts[6]).toMatchObject({ responseStatus: 503, responseBody: 'down for maintenance', responseHeaders: expect.objectContaining({ 'retry-after': '30' }) });
+
+    // While disabled, an event makes no delivery.
+    const beforeMissed = new Date().toISOString();
+    const missedProject = await newProject();
+    const missed = await waitFor(async () => {
+      const events = await as(h.app, org.liveKey).get('/v1/events?type=project.created');
+      return (events.body.data as { id: string; data: { id: string } }[]).find((event) => event.data.id === missedProject);
+    });
+    await waitFor(async () => ((await h.db.outboxEvent.findUniqueOrThrow({ where: { id: missed.id } })).dispatchedAt ? true : undefined));
+    expect((await as(h.app, org.liveKey).get(`/v1/webhooks/${webhookId}/deliveries`)).body.pagination.total).toBe(1);
+
+    // Re-enabled but still broken: recovery (of a window before the missed event) gives the failed
+    // delivery seven more attempts, then disables the subscription again.
+    await as(h.app, org.liveKey).patch(`/v1/webhooks/${webhookId}`, { status: 'active' }).expect(200);
+    expect((await as(h.app, org.liveKey).post(`/v1/webhooks/${webhookId}/recover`, { since: startedAt, until: beforeMissed })).body).toEqual({ recovered: 1 });
+    await waitFor(async () => ((await as(h.app, org.liveKey).get(`/v1/webhooks/${webhookId}`)).body.status === 'disabled' ? true : undefined));
+    const retried = await settled(webhookId, failed.id);
+    expect(retried).toMatchObject({ status: 'failed', attemptCount: 14 });
+    expect(retried.attempts.map((a: { attemptNumber: number }) => a.attemptNumber)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14]);
+
+    // Mended: re-enable and recover; both arrive, the failed one under its own deliveryId.
+    receiver.answer = healthy;
+    const before = receiver.received.length;
+    await as(h.app, org.liveKey).patch(`/v1/webhooks/${webhookId}`, { status: 'active' }).expect(200);
+    const recovered = await as(h.app, org.liveKey).post(`/v1/webhooks/${webhookId}/recover`, { since: startedAt });
+    expect(recovered.status).toBe(202);
+    expect(recovered.body.recovered).toBe(2);
+    const arrived = await waitFor(async () => {
+      const got = receiver.received.slice(before).filter((d) => d.event === 'project.created' && d.body.includes(webhookId));
+      return got.length >= 2 ? got : undefined;
+    });
+    expect(arrived.map((d) => d.deliveryId)).toContain(failed.id);
+    const projects = arrived.map((d) => (JSON.parse(d.body) as { data: { id: string } }).data.id).sort();
+    expect(projects).toEqual([firstProject, missedProject].sort());
+    expect((await settled(webhookId, failed.id)).status).toBe('succeeded');
+
+    const stats = (await as(h.app, org.liveKey).get(`/v1/webhooks/${webhookId}/stats`)).body;
+    expect(stats).toMatchObject({ attempts: 16, succeeded: 2, failed: 14 });
+  }, 30_000);
+});
