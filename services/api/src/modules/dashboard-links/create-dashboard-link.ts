@@ -25,6 +25,8 @@ export const createDashboardLink = defineRoute({
   permission: 'members:read',
   status: 201,
   response: dashboardLinkSchema,
+  // It takes no body, and refuses one.
+  errors: ['invalid_request'],
   handler: async ({ tenant, deps }) => {
     if (tenant.mode !== 'live') throw forbidden('Dashboard links need a live key');
     if (roleExceeds(tenant.role, tenant.permissions)) throw forbidden(`Dashboard links need a key holding every permission of the ${tenant.role} role`);
