@@ -1,0 +1,211 @@
+import request from 'supertest';
+import { addMember, as, createHarness, createOrg, type Harness, type TestOrg } from './support/harness';
+import { csrfOf, linkFor, pathOf, signedIn } from './support/dashboard';
+
+/* The dashboard's sessions, forms and roles, over HTTP as a browser would (the browser itself: dashboard-e2e). */
+
+let h: Harness;
+let org: TestOrg;
+const admin = () => ({ organizationId: org.organization.id, userId: org.user.id });
+
+beforeAll(async () => {
+  h = createHarness();
+  org = await createOrg(h.db);
+});
+afterAll(() => h.close());
+
+async function memberOf(owner: TestOrg, role: 'admin' | 'member' | 'guest') {
+  const { userId } = await addMember(h.db, owner, { role });
+  return { organizationId: owner.organization.id, userId };
+}
+
+describe('signing in with a link', () => {
+  it('opens a session once: an HttpOnly, SameSite=Lax cookie for 12 hours, then the overview', async () => {
+    const link = await linkFor(h, admin());
+    const res = await request(h.app).get(pathOf(link.url));
+    expect(res.status).toBe(303);
+    expect(res.headers.location).toBe('/dashboard');
+    const cookie = (res.headers['set-cookie'] as unknown as string[]).find((c) => c.startsWith('wt_session='))!;
+    expect(cookie).toMatch(/; Max-Age=43200; Path=\/dashboard; Expires=[^;]+; HttpOnly; SameSite=Lax$/);
+
+    const overview = await request(h.app).get('/dashboard').set('Cookie', cookie.split(';')[0]!);
+    expect(overview.status).toBe(200);
+    expect(overview.text).toContain(org.organization.name);
+    expect(overview.text).toContain(org.user.email);
+
+    const again = await request(h.app).get(pathOf(link.url));
+    expect(again.status).toBe(401);
+    expect(again.text).toContain('This sign-in link does not work');
+    expect(again.headers['set-cookie']).toBeUndefined();
+  });
+
+  it('refuses a link past its 15 minutes, and an unknown one', async () => {
+    const link = await linkFor(h, admin());
+    await h.db.dashboardLink.updateMany({ where: { expiresAt: link.expiresAt }, data: { expiresAt: new Date(Date.now() - 1) } });
+    expect((await request(h.app).get(pathOf(link.url))).status).toBe(401);
+    expect((await request(h.app).get('/dashboard/sign-in?token=not-a-token')).status).toBe(401);
+  });
+
+  it('sends a visitor without a session to the sign-in page, which says how to get a link', async () => {
+    const res = await request(h.app).get('/dashboard/webhooks');
+    expect(res.status).toBe(303);
+    expect(res.headers.location).toBe('/dashboard/sign-in');
+    const page = await request(h.app).get('/dashboard/sign-in');
+    expect(page.status).toBe(200);
+    expect(page.text).toContain('pnpm cli dashboard-link --email');
+    expect(page.text).toContain('/v1/dashboard-links');
+  });
+
+  it('ends the session after 12 hours', async () => {
+    const agent = await signedIn(h, admin());
+    expect((await agent.get('/dashboard')).status).toBe(200);
+    await h.db.dashboardSession.updateMany({ where: { userId: org.user.id }, data: { expiresAt: new Date(Date.now() - 1) } });
+    const res = await agent.get('/dashboard');
+    expect(res.status).toBe(303);
+    expect(res.headers.location).toBe('/dashboard/sign-in');
+  });
+
+  it('signs out: the cookie no longer opens anything', async () => {
+    const agent = await signedIn(h, admin());
+    const page = await agent.get('/dashboard');
+    const out = await agent.post('/dashboard/sign-out').type('form').send({ _csrf: csrfOf(page.text) });
+    expect(out.status).toBe(303);
+    expect(out.headers.location).toBe('/dashboard/sign-in?signed-out');
+    expect((await agent.get('/dashboard')).status).toBe(303);
+  });
+
+  it('serves pages that nobody may frame, cache or load from elsewhere', async () => {
+    const agent = await signedIn(h, admin());
+    const res = await agent.get('/dashboard');
+    expect(res.headers['content-security-policy']).toContain("default-src 'self'");
+    expect(res.headers['content-security-policy']).toContain("frame-ancestors 'none'");
+    expect(res.headers['cache-control']).toBe('no-store');
+    expect(res.headers['x-frame-options']).toBe('DENY');
+    expect(res.text).not.toMatch(/(src|href)="(https?:)?\/\//);
+  });
+});
+
+describe('CSRF', () => {
+  let agent: Awaited<ReturnType<typeof signedIn>>;
+  let token: string;
+  beforeAll(async () => {
+    agent = await signedIn(h, admin());
+    token = csrfOf((await agent.get('/dashboard/projects')).text);
+  });
+  const projects = () => h.db.project.count({ where: { organizationId: org.organization.id } });
+
+  it('refuses a form without a token, with a forged one and with another session’s, and does nothing', async () => {
+    const before = await projects();
+    const other = await signedIn(h, admin());
+    const othersToken = csrfOf((await other.get('/dashboard/projects')).text);
+    for (const form of [{ name: 'No token' }, { name: 'Forged', _csrf: `${'a'.repeat(64)}.${'b'.repeat(64)}` }, { name: 'Borrowed', _csrf: othersToken }]) {
+      const res = await agent.post('/dashboard/projects').type('form').send(form);
+      expect(res.status).toBe(403);
+      expect(res.text).toContain('This form has expired or did not come from this dashboard');
+    }
+    expect(await projects()).toBe(before);
+  });
+
+  it('refuses a token without its cookie (a cross-site form cannot send it)', async () => {
+    const cookies = (await agent.get('/dashboard/projects')).request.cookies as string;
+    const session = cookies.split('; ').find((c) => c.startsWith('wt_session='))!;
+    const res = await request(h.app).post('/dashboard/projects').set('Cookie', session).type('form').send({ name: 'Cross-site', _csrf: token });
+    expect(res.status).toBe(403);
+  });
+
+  it('accepts the page’s own token', async () => {
+    const res = await agent.post('/dashboard/projects').type('form').send({ name: 'With token', _csrf: token });
+    expect(res.status).toBe(303);
+    expect(res.headers.location).toMatch(/^\/dashboard\/projects\/prj_\w+\?done=project-created$/);
+  });
+});
+
+describe('roles', () => {
+  it('shows a guest no admin section or form, and refuses its pages and actions', async () => {
+    const guest = await signedIn(h, await memberOf(org, 'guest'));
+    const overview = await guest.get('/dashboard');
+    expect(overview.text).not.toContain('href="/dashboard/keys"');
+    expect(overview.text).toContain('href="/dashboard/tasks"');
+    const token = csrfOf(overview.text);
+
+    const keys = await guest.get('/dashboard/keys');
+    expect(keys.status).toBe(403);
+    expect(keys.text).toContain('Not allowed');
+    // A guest reads everything (DECISIONS §1), so sees webhooks, but none of the forms that change them.
+    const webhooks = await guest.get('/dashboard/webhooks');
+    expect(webhooks.status).toBe(200);
+    expect(webhooks.text).not.toContain('Create a subscription');
+    const webhook = await as(h.app, org.liveKey).post('/v1/webhooks', { url: 'https://93.184.215.14/hooks', events: ['*'] });
+    const attempts: [string, Record<string, string>][] = [
+      ['/dashboard/webhooks', { url: 'https://93.184.215.14/x', events: '*' }],
+      [`/dashboard/webhooks/${webhook.body.id}/delete`, {}],
+      ['/dashboard/keys', { name: 'Escalate', permissions: '*' }],
+      ['/dashboard/members/invite', { email: 'friend@example.com', role: 'admin' }],
+      ['/dashboard/projects', { name: 'Guest project' }],
+    ];
+    for (const [path, form] of attempts) {
+      const res = await guest.post(path).type('form').send({ ...form, _csrf: token });
+      expect({ path, status: res.status }).toEqual({ path, status: 403 });
+    }
+    expect((await as(h.app, org.liveKey).get(`/v1/webhooks/${webhook.body.id}`)).status).toBe(200);
+    expect(await h.db.invitation.count({ where: { email: 'friend@example.com' } })).toBe(0);
+
+    const members = await guest.get('/dashboard/members');
+    expect(members.status).toBe(200);
+    expect(members.text).not.toContain('Invite a member');
+  });
+
+  it('ends a removed member’s session at once', async () => {
+    const member = await memberOf(org, 'member');
+    const session = await signedIn(h, member);
+    expect((await session.get('/dashboard/tasks')).status).toBe(200);
+    await as(h.app, org.liveKey).delete(`/v1/members/${member.userId}`).expect(204);
+    const res = await session.get('/dashboard/tasks');
+    expect(res.status).toBe(303);
+    expect(res.headers.location).toBe('/dashboard/sign-in');
+    expect(await h.db.dashboardSession.count({ where: { userId: member.userId } })).toBe(0);
+  });
+
+  it('keeps a member (no webhooks:*) out of webhooks, and follows a role change at the next page', async () => {
+    const member = await memberOf(org, 'admin');
+    const session = await signedIn(h, member);
+    expect((await session.get('/dashboard/webhooks')).status).toBe(200);
+    await as(h.app, org.liveKey).patch(`/v1/members/${member.userId}`, { role: 'member' }).expect(200);
+    const refused = await session.get('/dashboard/webhooks');
+    expect(refused.status).toBe(403);
+    expect(refused.text).not.toContain('href="/dashboard/webhooks"');
+  });
+});
+
+describe('test mode', () => {
+  it('never shows live data, and switches back', async () => {
+    const owner = await createOrg(h.db);
+    const live = await as(h.app, owner.liveKey).post('/v1/projects', { name: 'Live launch plan' });
+    const test = await as(h.app, owner.testKey).post('/v1/projects', { name: 'Sandbox project' });
+    await as(h.app, owner.liveKey).post('/v1/tasks', { title: 'Live-only task', projectId: live.body.id });
+    await as(h.app, owner.liveKey).post('/v1/webhooks', { url: 'https://93.184.215.14/live-hooks', events: ['*'] });
+    const agent = await signedIn(h, { organizationId: owner.organization.id, userId: owner.user.id });
+
+    const token = csrfOf((await agent.get('/dashboard')).text);
+    const switched = await agent.post('/dashboard/mode').type('form').send({ mode: 'test', next: '/dashboard/projects', _csrf: token });
+    expect(switched.status).toBe(303);
+    expect(switched.headers.location).toBe('/dashboard/projects?done=mode-switched');
+
+    const pages = await Promise.all(['/dashboard', '/dashboard/projects?archived=true', '/dashboard/tasks', '/dashboard/webhooks'].map((path) => agent.get(path)));
+    for (const page of pages) {
+      expect(page.status).toBe(200);
+      expect(page.text).toContain('Test mode: you are looking at test data');
+      for (const secret of ['Live launch plan', 'Live-only task', 'live-hooks', live.body.id]) expect(page.text).not.toContain(secret);
+    }
+    expect(pages[1]!.text).toContain('Sandbox project');
+    expect((await agent.get(`/dashboard/projects/${live.body.id}`)).status).toBe(404);
+    expect((await agent.get(`/dashboard/projects/${test.body.id}`)).status).toBe(200);
+    const keys = await agent.get('/dashboard/keys');
+    expect(keys.text).toContain('managed in live mode');
+    expect(keys.text).not.toContain('<table');
+
+    const back = await agent.post('/dashboard/mode').type('form').send({ mode: 'live', next: 'https://evil.example.com/', _csrf: token });
+    expect(back.headers.location).toBe('/dashboard?done=mode-switched');
+    expect((await agent.get('/dashboard/projects')).text).toContain('Live launch plan');
+  });
+});
