@@ -37,4 +37,7 @@ cpSync(path.join(root, 'services/api/src/dashboard/assets'), path.join(outdir, '
 // Bull Board serves its page and assets from files; the worker looks for them beside its bundle.
 const workerRequire = createRequire(path.join(root, 'services/worker/package.json'));
 cpSync(path.join(path.dirname(workerRequire.resolve('@bull-board/ui/package.json')), 'dist'), path.join(outdir, 'bull-board-ui/dist'), { recursive: true });
-console.log('built dist/: api.js, worker.js, cli.js, migrate.mjs, schema_engine_bg.wasm, bull-board-ui/');
+// Likewise Swagger UI's assets, which the API serves at /docs.
+const apiRequire = createRequire(path.join(root, 'services/api/package.json'));
+cpSync(path.dirname(apiRequire.resolve('swagger-ui-dist/package.json')), path.join(outdir, 'swagger-ui'), { recursive: true });
+console.log('built dist/: api.js, worker.js, cli.js, migrate.mjs, schema_engine_bg.wasm, bull-board-ui/, swagger-ui/');

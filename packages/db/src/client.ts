@@ -10,7 +10,7 @@ export function createDb(databaseUrl: string, options: { poolSize?: number } = {
   return new PrismaClient({ adapter });
 }
 
-export type LockableTable = 'Task' | 'Project' | 'Webhook' | 'Comment';
+export type LockableTable = 'Task' | 'Project' | 'Webhook' | 'Comment' | 'File';
 
 /**
  * Locks one of the tenant's rows for the rest of the transaction, so that read-modify-write

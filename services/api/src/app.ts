@@ -7,11 +7,12 @@ import { errorHandler, unknownRoute } from './http/errors';
 import { jsonBody } from './http/json-body';
 import { dailyQuotaLimiter } from './http/rate-limit';
 import { requestId } from './http/request-id';
-import { mountRoutes } from './http/route';
+import { mountPublicRoutes, mountRoutes } from './http/route';
 import { accessLog, httpMetrics, metricsEndpoint } from './http/observability';
-import { apiRoutes } from './routes';
+import { apiRoutes, publicRoutes } from './routes';
+import { docsPage } from './openapi/docs-page';
+import { buildOpenApiDocument } from './openapi/document';
 import { healthRoutes } from './modules/health/health-routes';
-import { acceptInvitationRoute } from './modules/members/accept-invitation';
 
 /** Builds the Express app from its dependencies; main.ts and the tests both use it. */
 export function createApp(deps: AppDeps): express.Express {
@@ -26,9 +27,15 @@ export function createApp(deps: AppDeps): express.Express {
   app.get('/metrics', metricsEndpoint(deps.metrics));
   app.use(healthRoutes(deps));
   app.use('/dashboard', dashboardRouter(deps));
-  app.use(acceptInvitationRoute(deps));
+  app.locals.openApiDocument = buildOpenApiDocument([...apiRoutes, ...publicRoutes], deps.config.publicBaseUrl);
+  const openApi = JSON.stringify(app.locals.openApiDocument);
+  app.get('/v1/openapi.json', (_req, res) => {
+    res.type('json').send(openApi);
+  });
+  app.use(docsPage());
 
   const v1 = Router();
+  mountPublicRoutes(v1, deps, publicRoutes);
   v1.use(authenticate(deps.db, new FailedAuthThrottle(deps.config.authFailuresPerMinute)));
   v1.use(dailyQuotaLimiter(deps.redis, deps.config.redisPrefix, deps.logger));
   v1.use(jsonBody);

@@ -1,4 +1,5 @@
 import type { RouteDefinition } from './http/route';
+import { acceptInvitation } from './modules/members/accept-invitation';
 import { apiKeyRoutes } from './modules/api-keys/routes';
 import { commentRoutes } from './modules/comments/routes';
 import { dashboardLinkRoutes } from './modules/dashboard-links/routes';
@@ -8,6 +9,9 @@ import { memberRoutes } from './modules/members/routes';
 import { projectRoutes } from './modules/projects/routes';
 import { taskRoutes } from './modules/tasks/routes';
 import { webhookRoutes } from './modules/webhooks/routes';
+
+/** The routes under /v1 that need no API key. */
+export const publicRoutes: readonly RouteDefinition[] = [acceptInvitation];
 
 /** Every authenticated route under /v1: the app mounts it, and the security and fuzz suites derive their coverage from it. */
 export const apiRoutes: readonly RouteDefinition[] = [

@@ -9,6 +9,7 @@ export type ErrorCode =
   | 'quota_exceeded'
   | 'not_found'
   | 'conflict'
+  | 'precondition_failed'
   | 'payload_too_large'
   | 'unsupported_media_type'
   | 'headers_too_large'
@@ -25,6 +26,7 @@ const CODES: Record<ErrorCode, { status: number; type: string }> = {
   quota_exceeded: { status: 403, type: 'quota_error' },
   not_found: { status: 404, type: 'not_found_error' },
   conflict: { status: 409, type: 'conflict_error' },
+  precondition_failed: { status: 412, type: 'conflict_error' },
   payload_too_large: { status: 413, type: 'validation_error' },
   unsupported_media_type: { status: 415, type: 'validation_error' },
   // Not in DECISIONS §2: Node's HTTP parser refuses a request line and headers over 16 KB before Express sees them.
@@ -33,6 +35,8 @@ const CODES: Record<ErrorCode, { status: number; type: string }> = {
   internal_error: { status: 500, type: 'api_error' },
   unavailable: { status: 503, type: 'api_error' },
 };
+
+export const errorStatus = (code: ErrorCode): number => CODES[code].status;
 
 /** The one error class: only the error middleware turns it into a response. */
 export class ApiError extends Error {

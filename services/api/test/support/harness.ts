@@ -7,6 +7,8 @@ import { createDb, newId, type Db, type Mode, type Plan, type Role } from '@work
 import { createRedisConnection, JobScheduler } from '@worktrack/queue';
 import { createObjectStore } from '@worktrack/storage';
 import { createApp } from '../../src/app';
+import type { OpenApiDocument } from '../../src/openapi/document';
+import { Conformance } from './conformance';
 import type { AppDeps } from '../../src/deps';
 import { issueApiKey } from '../../src/modules/api-keys/issue-api-key';
 import { bootstrapOrganization, type BootstrapResult } from '../../src/modules/organizations/bootstrap-organization';
@@ -83,13 +85,32 @@ export async function keyWith(db: Db, org: TestOrg, permissions: string[], mode:
   return key;
 }
 
+const conformance = new WeakMap<Express, Conformance>();
+
+/**
+ * The shared test client: every response it receives is checked against the OpenAPI document the
+ * app serves, so a response that disagrees with the document fails the test that made it.
+ */
+export function client(app: Express) {
+  let checker = conformance.get(app);
+  if (!checker) conformance.set(app, (checker = new Conformance(app.locals.openApiDocument as OpenApiDocument)));
+  const checked = (method: 'get' | 'post' | 'patch' | 'delete', path: string) => request(app)[method](path).expect((res) => checker.check(method, path, res));
+  return {
+    get: (path: string) => checked('get', path),
+    post: (path: string) => checked('post', path),
+    patch: (path: string) => checked('patch', path),
+    delete: (path: string) => checked('delete', path),
+  };
+}
+
 export function as(app: Express, key: string) {
   const auth = { Authorization: `Bearer ${key}` };
+  const api = client(app);
   return {
-    get: (path: string) => request(app).get(path).set(auth),
-    post: (path: string, body?: object) => request(app).post(path).set(auth).send(body),
-    patch: (path: string, body?: object) => request(app).patch(path).set(auth).send(body),
-    delete: (path: string) => request(app).delete(path).set(auth),
+    get: (path: string) => api.get(path).set(auth),
+    post: (path: string, body?: object) => api.post(path).set(auth).send(body),
+    patch: (path: string, body?: object) => api.patch(path).set(auth).send(body),
+    delete: (path: string) => api.delete(path).set(auth),
   };
 }
 

@@ -1,7 +1,6 @@
-import request from 'supertest';
 import { effectivePermissions, type Permission } from '../../src/http/permissions';
 import type { Harness, TestOrg } from './harness';
-import { as, createOrg, expectError, keyWith } from './harness';
+import { as, client, createOrg, expectError, keyWith } from './harness';
 
 export interface SecuredRoute {
   method: 'get' | 'post' | 'patch' | 'delete';
@@ -24,7 +23,7 @@ export function itEnforcesAccess(
   { namesResource }: { namesResource: boolean },
 ): void {
   const send = (key: string | null, r: SecuredRoute) => {
-    let req = request(context().harness.app)[r.method](r.path);
+    let req = client(context().harness.app)[r.method](r.path);
     if (key !== null) req = req.set('Authorization', key);
     return r.body ? req.send(r.body) : req;
   };

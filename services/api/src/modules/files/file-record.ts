@@ -1,5 +1,5 @@
 import Joi from 'joi';
-import { scoped, type File, type LockableTable } from '@worktrack/db';
+import { scoped, type File } from '@worktrack/db';
 import type { FileRecord } from '@worktrack/events';
 import { out } from '../../http/record-fields';
 import { defineResource } from '../../http/route';
@@ -40,8 +40,6 @@ export const fileDownloadSchema = Joi.object<FileDownload, true>({
 export const fileResource = defineResource<File>({
   param: 'fileId',
   name: 'file',
-  // No route locks a file. "File" has the scope columns a lock needs, but @worktrack/db's
-  // LockableTable does not list it yet; drop this cast once it does.
-  table: 'File' as LockableTable,
+  table: 'File',
   find: (db, scope, id) => db.file.findFirst({ where: scoped(scope, { id }) }),
 });

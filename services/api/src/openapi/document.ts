@@ -1,0 +1,155 @@
+import type Joi from 'joi';
+import { errorStatus, type ErrorCode } from '../http/errors';
+import { errorCodes, type RouteDefinition } from '../http/route';
+import { toJsonSchema, type JsonSchema } from './json-schema';
+import { webhookEntries } from './webhook-entries';
+
+export type OpenApiDocument = Record<string, unknown> & { paths: Record<string, Record<string, unknown>>; components: { schemas: Record<string, JsonSchema>; securitySchemes: Record<string, JsonSchema> } };
+
+/** `/tasks/:taskId` → `/v1/tasks/{taskId}` */
+const openApiPath = (path: string) => `/v1${path.replace(/:(\w+)/g, '{$1}')}`;
+
+function parameters(route: RouteDefinition, components: Record<string, JsonSchema>): JsonSchema[] {
+  const of = (schema: Joi.ObjectSchema | undefined, where: 'path' | 'query') => {
+    if (!schema) return [];
+    const described = toJsonSchema(schema, components) as { properties?: Record<string, JsonSchema>; required?: string[] };
+    return Object.entries(described.properties ?? {}).map(([name, property]) => {
+      const { description, ...propertySchema } = property as { description?: string };
+      return {
+        name,
+        in: where,
+        required: where === 'path' || (described.required ?? []).includes(name),
+        schema: propertySchema,
+        ...(description && { description }),
+      };
+    });
+  };
+  return [...of(route.params, 'path'), ...of(route.query, 'query')];
+}
+
+function requestBody(route: RouteDefinition, components: Record<string, JsonSchema>): JsonSchema | undefined {
+  if (route.multipart) {
+    const fields = toJsonSchema(route.multipart.fields, components) as { properties?: Record<string, JsonSchema>; required?: string[] };
+    return {
+      required: true,
+      content: {
+        'multipart/form-data': {
+          schema: {
+            type: 'object',
+            properties: { ...fields.properties, [route.multipart.file]: { type: 'string', format: 'binary' } },
+            required: [...(fields.required ?? []), route.multipart.file],
+          },
+        },
+      },
+    };
+  }
+  if (!route.body) return undefined;
+  return { required: route.method === 'post', content: { 'application/json': { schema: toJsonSchema(route.body, components) } } };
+}
+
+const STATUS_TEXT: Record<number, string> = {
+  200: 'OK',
+  201: 'Created',
+  202: 'Accepted',
+  204: 'No content',
+  400: 'Invalid request',
+  401: 'Missing, malformed, unknown, revoked or expired API key',
+  403: 'The key lacks the permission, or a plan quota is spent',
+  404: 'Not found (also for another organization’s ids)',
+  409: 'Conflict',
+  412: 'The resource changed since the ETag given in If-Match',
+  413: 'Payload too large',
+  415: 'Unsupported media type',
+  429: 'Daily quota spent, or too many unknown keys from this address',
+  500: 'Internal error',
+  503: 'A backing service is unavailable',
+};
+
+function responses(route: RouteDefinition, components: Record<string, JsonSchema>): Record<string, JsonSchema> {
+  const result: Record<string, JsonSchema> = {};
+  result[String(route.status)] =
+    route.response === null
+      ? { description: STATUS_TEXT[route.status] }
+      : { description: STATUS_TEXT[route.status], content: { 'application/json': { schema: toJsonSchema(route.response, components) } } };
+
+  const byStatus = new Map<number, ErrorCode[]>();
+  for (const code of errorCodes(route)) byStatus.set(errorStatus(code), [...(byStatus.get(errorStatus(code)) ?? []), code]);
+  for (const [status, codes] of [...byStatus].sort(([a], [b]) => a - b)) {
+    result[String(status)] = {
+      description: `${STATUS_TEXT[status] ?? 'Error'}: ${codes.map((c) => `\`${c}\``).join(', ')}`,
+      content: {
+        'application/json': {
+          schema: {
+            allOf: [{ $ref: '#/components/schemas/Error' }, { properties: { error: { properties: { code: { enum: codes } } } } }],
+          },
+        },
+      },
+    };
+  }
+  return result;
+}
+
+const ERROR_SCHEMA: JsonSchema = {
+  type: 'object',
+  description: 'DECISIONS §2: every non-2xx answer.',
+  required: ['error'],
+  additionalProperties: false,
+  properties: {
+    error: {
+      type: 'object',
+      required: ['code', 'message', 'param', 'type'],
+      additionalProperties: false,
+      properties: {
+        code: { type: 'string' },
+        message: { type: 'string' },
+        param: { type: ['string', 'null'], description: 'The offending field, when there is one' },
+        type: { type: 'string' },
+      },
+    },
+  },
+};
+
+/** `GET /v1/openapi.json`: OpenAPI 3.1, generated from the route definitions that validate requests and shape responses. */
+export function buildOpenApiDocument(routes: readonly RouteDefinition[], serverUrl: string): OpenApiDocument {
+  const components: Record<string, JsonSchema> = { Error: ERROR_SCHEMA };
+  const paths: Record<string, Record<string, unknown>> = {};
+  for (const route of routes) {
+    const body = requestBody(route, components);
+    const permission = route.kind === 'authenticated' ? `Needs the \`${route.permission}\` permission.` : 'Needs no API key.';
+    (paths[openApiPath(route.path)] ??= {})[route.method] = {
+      operationId: operationId(route),
+      summary: route.summary,
+      description: [route.description, permission].filter(Boolean).join('\n\n'),
+      tags: [route.tag],
+      ...(route.kind === 'public' && { security: [] }),
+      ...(route.kind === 'authenticated' && { 'x-permission': route.permission }),
+      parameters: parameters(route, components),
+      ...(body && { requestBody: body }),
+      responses: responses(route, components),
+    };
+  }
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'worktrack API',
+      version: '1.0.0',
+      description:
+        'A multi-tenant work-tracking API that pushes signed webhooks. Every request but the public ones carries `Authorization: Bearer tk_live_...` (or `tk_test_...`). A POST may carry `Idempotency-Key`.',
+    },
+    servers: [{ url: serverUrl }],
+    security: [{ bearer: [] }],
+    tags: [...new Set(routes.map((route) => route.tag))].map((name) => ({ name })),
+    paths,
+    webhooks: webhookEntries(components),
+    components: {
+      securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'An API key, `tk_live_...` or `tk_test_...`' } },
+      schemas: components,
+    },
+  };
+}
+
+/** `get /tasks/:taskId` → `getTasksTaskId`; stable and unique per route. */
+function operationId(route: RouteDefinition): string {
+  const words = route.path.split(/[/:-]/).filter(Boolean);
+  return route.method + words.map((w) => w[0]!.toUpperCase() + w.slice(1)).join('');
+}

@@ -1,0 +1,98 @@
+import { mkdirSync } from 'node:fs';
+import { once } from 'node:events';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import type { Browser } from 'playwright-core';
+import { EVENT_TYPES } from '@worktrack/events';
+import { launchBrowser } from '../../../test/support/browser';
+import { repoRoot } from '../../../test/support/processes';
+import { apiRoutes, publicRoutes } from '../src/routes';
+import type { Response } from 'supertest';
+import type { OpenApiDocument } from '../src/openapi/document';
+import { Conformance } from './support/conformance';
+import { as, client, createHarness, createOrg, type Harness } from './support/harness';
+
+let h: Harness;
+let document: { openapi: string; paths: Record<string, Record<string, { security?: unknown[] }>>; webhooks: Record<string, unknown> };
+
+beforeAll(async () => {
+  h = createHarness();
+  const res = await client(h.app).get('/v1/openapi.json');
+  expect(res.status).toBe(200);
+  document = res.body;
+});
+afterAll(() => h.close());
+
+const openApiPath = (expressPath: string) => `/v1${expressPath.replace(/:(\w+)/g, '{$1}')}`;
+
+describe('GET /v1/openapi.json', () => {
+  it('is a valid OpenAPI 3.1 document by a third-party validator, served without a key', async () => {
+    const { Validator } = await import('@seriousme/openapi-schema-validator');
+    const result = await new Validator().validate(document);
+    expect(result.errors ?? []).toEqual([]);
+    expect(result.valid).toBe(true);
+    expect(document.openapi).toBe('3.1.0');
+  });
+
+  it('describes every mounted route, public ones without security', () => {
+    for (const route of [...apiRoutes, ...publicRoutes]) {
+      const operation = document.paths[openApiPath(route.path)]?.[route.method];
+      expect({ route: `${route.method} ${route.path}`, described: operation !== undefined }).toEqual({ route: `${route.method} ${route.path}`, described: true });
+      if (route.kind === 'public') expect(operation!.security).toEqual([]);
+    }
+    const described = Object.values(document.paths).reduce((n, methods) => n + Object.keys(methods).length, 0);
+    expect(described).toBe(apiRoutes.length + publicRoutes.length);
+  });
+
+  it("is what the shared test client checks every response against: a body or status it doesn't declare fails", async () => {
+    const conformance = new Conformance(document as unknown as OpenApiDocument);
+    const org = await createOrg(h.db);
+    const project = await as(h.app, org.liveKey).post('/v1/projects', { name: 'Checked' });
+    const res = (body: unknown, status = 200) => ({ status, body, text: JSON.stringify(body) }) as unknown as Response;
+    expect(() => conformance.check('get', `/v1/projects/${project.body.id}`, res(project.body))).not.toThrow();
+    expect(() => conformance.check('get', `/v1/projects/${project.body.id}`, res({ ...project.body, extra: 1 }))).toThrow(/disagrees/);
+    expect(() => conformance.check('get', `/v1/projects/${project.body.id}`, res({ ...project.body, archived: 'no' }))).toThrow(/disagrees/);
+    expect(() => conformance.check('get', `/v1/projects/${project.body.id}`, res(project.body, 202))).toThrow(/not declared/);
+    const error = { error: { code: 'quota_exceeded', message: 'x', param: null, type: 'quota_error' } };
+    expect(() => conformance.check('get', `/v1/projects/${project.body.id}`, res(error, 403))).toThrow(/disagrees/);
+  });
+
+  it('has a webhooks entry for each of the 15 event types', () => {
+    expect(Object.keys(document.webhooks).sort()).toEqual([...EVENT_TYPES].sort());
+  });
+});
+
+describe('GET /docs', () => {
+  let browser: Browser;
+  let server: Server;
+  let base: string;
+
+  beforeAll(async () => {
+    server = h.app.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    browser = await launchBrowser();
+  }, 30_000);
+  afterAll(async () => {
+    await browser?.close();
+    server.close();
+  });
+
+  it('renders the reference with its operations, loading nothing from outside the service', async () => {
+    const page = await browser.newPage();
+    const outside: string[] = [];
+    page.on('request', (request) => {
+      if (!request.url().startsWith(base) && !request.url().startsWith('data:')) outside.push(request.url());
+    });
+    await page.goto(`${base}/docs`);
+    await page.locator('.opblock').first().waitFor({ timeout: 15_000 });
+    // One block per operation and one per webhook event.
+    expect(await page.locator('.opblock').count()).toBe(apiRoutes.length + publicRoutes.length + EVENT_TYPES.length);
+    expect(await page.locator('.info .title').textContent()).toContain('worktrack API');
+    const artifacts = path.join(repoRoot, 'test-artifacts');
+    mkdirSync(artifacts, { recursive: true });
+    await page.screenshot({ path: path.join(artifacts, 'docs.png'), fullPage: false });
+    expect(outside).toEqual([]);
+  }, 30_000);
+});
