@@ -195,10 +195,7 @@ describe('verifyWebhook on real deliveries from the worker', () => {
     checkBothSchemes(delivery, secret);
   });
 
-  // DECISIONS §4 is not built in the API yet: generateSecret() makes whsec_ + base64url of 24 bytes, and
-  // webhook-signature is keyed with every secret's UTF-8 bytes. This test states the contract and is
-  // expected to fail until then; Jest reports it once it passes: then make it a plain `it`.
-  it.failing('accepts a real delivery signed with the whsec_ secret the API generates, as it is returned', async () => {
+  it('accepts a real delivery signed with the whsec_ secret the API generates, as it is returned', async () => {
     const { secret, task, delivery } = await deliveryOfNewTask('generated');
     expect(secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/); // DECISIONS §4: whsec_ + base64 of 32 random bytes
     if (delivery.verified instanceof Error) throw delivery.verified;

@@ -1,4 +1,4 @@
-export { signBody, verifyBodySignature, standardWebhookSignature } from './signature';
+export { signBody, verifyBodySignature, standardSecretKey, standardWebhookSignature } from './signature';
 export {
   buildDeliveryHeaders,
   DEFAULT_USER_AGENT,

@@ -427,7 +427,7 @@ describe('removing a member', () => {
 });
 
 describe('member events, end to end', () => {
-  const secret = 'whsec_member_events_secret';
+  const secret = 'secret_member_events_secret';
   let eh: Harness;
   let worker: ReturnType<typeof startTestWorker>;
   let receiver: Awaited<ReturnType<typeof startReceiver>>;

@@ -42,7 +42,7 @@ async function disposable(body: object = {}): Promise<string> {
 const ctx = () => ({ harness: h, org, otherOrg });
 
 async function subscribe(owner: TestOrg, body: object = {}): Promise<string> {
-  const res = await as(h.app, owner.liveKey).post('/v1/webhooks', { url: HOOK_URL, events: ['task.created'], secret: 'whsec_known_secret', ...body });
+  const res = await as(h.app, owner.liveKey).post('/v1/webhooks', { url: HOOK_URL, events: ['task.created'], secret: 'secret_known_secret', ...body });
   expect(res.status).toBe(201);
   return res.body.id as string;
 }
@@ -95,7 +95,7 @@ describe('access to every webhook route', () => {
 describe('POST /v1/webhooks', () => {
   it('creates a subscription and returns exactly the record, without the secret it was given', async () => {
     const owner = await createOrg(h.db);
-    const body = { url: HOOK_URL, events: ['task.created', 'project.deleted'], description: 'CI hook', secret: 'whsec_supplied_secret' };
+    const body = { url: HOOK_URL, events: ['task.created', 'project.deleted'], description: 'CI hook', secret: 'secret_supplied_secret' };
     const res = await as(h.app, owner.liveKey).post('/v1/webhooks', body);
     expect(res.status).toBe(201);
     expect(res.body).toEqual({
@@ -110,13 +110,23 @@ describe('POST /v1/webhooks', () => {
       updatedAt: expect.stringMatching(ISO),
     });
     const stored = await h.db.webhook.findUniqueOrThrow({ where: { id: res.body.id } });
-    expect(stored).toMatchObject({ secret: 'whsec_supplied_secret', organizationId: owner.organization.id, mode: 'live' });
+    expect(stored).toMatchObject({ secret: 'secret_supplied_secret', organizationId: owner.organization.id, mode: 'live' });
+  });
+
+  it.each([
+    ['whsec_not-base64!!', 'not base64'],
+    [`whsec_${Buffer.alloc(16, 1).toString('base64')}`, '16 bytes'],
+    [`whsec_${Buffer.alloc(65, 1).toString('base64')}`, '65 bytes'],
+    ['short', 'under 8 characters'],
+    ['x'.repeat(256), 'over 255 characters'],
+  ])('refuses the secret %s (%s), naming secret', async (secret) => {
+    expectError(await as(h.app, org.liveKey).post('/v1/webhooks', { url: HOOK_URL, events: ['*'], secret }), 400, 'invalid_request', 'secret');
   });
 
   it('generates a whsec_ secret when none is given and returns it once', async () => {
     const res = await as(h.app, org.liveKey).post('/v1/webhooks', { url: HOOK_URL, events: ['*'] });
     expect(res.status).toBe(201);
-    expect(res.body.secret).toMatch(/^whsec_[A-Za-z0-9_-]{24,}$/);
+    expect(res.body.secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/); // DECISIONS §4: whsec_ + base64 of 32 bytes
     expect(res.body.description).toBeNull();
     const stored = await h.db.webhook.findUniqueOrThrow({ where: { id: res.body.id } });
     expect(stored.secret).toBe(res.body.secret);
@@ -169,7 +179,7 @@ describe('POST /v1/webhooks', () => {
 
   it('counts the quota per mode: test subscriptions never use up live ones', async () => {
     const free = await createOrg(h.db, { plan: 'free' });
-    const create = (key: string) => as(h.app, key).post('/v1/webhooks', { url: HOOK_URL, events: ['*'], secret: 'whsec_known_secret' });
+    const create = (key: string) => as(h.app, key).post('/v1/webhooks', { url: HOOK_URL, events: ['*'], secret: 'secret_known_secret' });
     expect((await create(free.testKey)).status).toBe(201);
     expect((await create(free.testKey)).status).toBe(201);
     expectError(await create(free.testKey), 403, 'quota_exceeded');
@@ -182,7 +192,7 @@ describe('POST /v1/webhooks', () => {
     for (let round = 0; round < 3; round += 1) {
       const free = await createOrg(h.db, { plan: 'free' });
       const answers = await Promise.all(
-        Array.from({ length: 6 }, () => as(h.app, free.liveKey).post('/v1/webhooks', { url: HOOK_URL, events: ['*'], secret: 'whsec_known_secret' })),
+        Array.from({ length: 6 }, () => as(h.app, free.liveKey).post('/v1/webhooks', { url: HOOK_URL, events: ['*'], secret: 'secret_known_secret' })),
       );
       expect(answers.map((res) => res.status).sort()).toEqual([201, 201, 403, 403, 403, 403]);
       expect(await h.db.webhook.count({ where: { organizationId: free.organization.id } })).toBe(2);
@@ -197,7 +207,7 @@ describe('POST /v1/webhooks', () => {
 
   it('makes a test key’s subscription a test-mode one', async () => {
     const owner = await createOrg(h.db);
-    const res = await as(h.app, owner.testKey).post('/v1/webhooks', { url: HOOK_URL, events: ['*'], secret: 'whsec_for_tests' });
+    const res = await as(h.app, owner.testKey).post('/v1/webhooks', { url: HOOK_URL, events: ['*'], secret: 'secret_for_tests' });
     expect(res.status).toBe(201);
     expect((await h.db.webhook.findUniqueOrThrow({ where: { id: res.body.id } })).mode).toBe('test');
     expect((await as(h.app, owner.liveKey).get('/v1/webhooks')).body.pagination.total).toBe(0);
@@ -221,7 +231,7 @@ describe('GET /v1/webhooks', () => {
     for (const record of res.body.data) {
       expect(Object.keys(record).sort()).toEqual(['createdAt', 'description', 'disabledAt', 'disabledReason', 'events', 'id', 'status', 'updatedAt', 'url']);
     }
-    expect(JSON.stringify(res.body)).not.toContain('whsec_known_secret');
+    expect(JSON.stringify(res.body)).not.toContain('secret_known_secret');
   });
 
   it('pages with limit and offset', async () => {
@@ -294,13 +304,13 @@ describe('PATCH /v1/webhooks/{id}', () => {
 
   it('rotates the secret, keeping the old one for 24 hours, and never returns either', async () => {
     const t0 = Date.now();
-    const res = await as(h.app, org.liveKey).patch(`/v1/webhooks/${target}`, { secret: 'whsec_rotated_secret' });
+    const res = await as(h.app, org.liveKey).patch(`/v1/webhooks/${target}`, { secret: 'secret_rotated_secret' });
     const t1 = Date.now();
     expect(res.status).toBe(200);
     expect(res.body).not.toHaveProperty('secret');
-    expect(JSON.stringify(res.body)).not.toMatch(/whsec_/);
+    expect(JSON.stringify(res.body)).not.toMatch(/secret_rotated_secret|secret_known_secret/);
     const stored = await h.db.webhook.findUniqueOrThrow({ where: { id: target } });
-    expect(stored).toMatchObject({ secret: 'whsec_rotated_secret', previousSecret: 'whsec_known_secret' });
+    expect(stored).toMatchObject({ secret: 'secret_rotated_secret', previousSecret: 'secret_known_secret' });
     const expiresAt = stored.previousSecretExpiresAt!.getTime();
     expect(expiresAt).toBeGreaterThanOrEqual(t0 + DAY_MS - 1_000);
     expect(expiresAt).toBeLessThanOrEqual(t1 + DAY_MS + 1_000);

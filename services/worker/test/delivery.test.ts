@@ -26,7 +26,7 @@ async function receiverFor(...args: Parameters<typeof startReceiver>) {
   return receiver;
 }
 
-async function subscribe(key: string, url: string, events: string[] = ['*'], secret = 'whsec_test_secret_value') {
+async function subscribe(key: string, url: string, events: string[] = ['*'], secret = 'secret_test_secret_value') {
   const res = await as(h.app, key).post('/v1/webhooks', { url, events, secret });
   expect(res.status).toBe(201);
   return res.body.id as string;
@@ -43,7 +43,7 @@ describe('webhook delivery', () => {
   it('delivers SPEC\'s body, signed so that GitHub-style and Standard Webhooks verifiers accept it', async () => {
     const org = await createOrg(h.db);
     const receiver = await receiverFor();
-    const secret = 'whsec_verify_me_please';
+    const secret = 'secret_verify_me_please';
     const webhookId = await subscribe(org.liveKey, receiver.url, ['task.created'], secret);
     const projectId = await newProject(org);
     const task = (await as(h.app, org.liveKey).post('/v1/tasks', { title: 'Signed', projectId })).body;
@@ -61,6 +61,18 @@ describe('webhook delivery', () => {
     expect(await verifyGitHubStyle('another secret', body, headers['x-service-signature'] as string)).toBe(false);
     const standard = new StandardWebhook(`whsec_${Buffer.from(secret).toString('base64')}`);
     expect(standard.verify(body, headers as Record<string, string>)).toEqual(json);
+  });
+
+  it('keys webhook-signature with the decoded bytes of a whsec_ + base64 secret, so new Webhook(secret) verifies it as it is', async () => {
+    const org = await createOrg(h.db);
+    const receiver = await receiverFor();
+    const secret = `whsec_${Buffer.alloc(32, 42).toString('base64')}`;
+    await subscribe(org.liveKey, receiver.url, ['project.created'], secret);
+    await newProject(org);
+
+    const [{ headers, body, json }] = (await receiver.waitForCount(1)) as [Received];
+    expect(new StandardWebhook(secret).verify(body, headers as Record<string, string>)).toEqual(json);
+    expect(await verifyGitHubStyle(secret, body, headers['x-service-signature'] as string)).toBe(true);
   });
 
   it('signs with the previous secret too after a rotation, so receivers still on it verify', async () => {

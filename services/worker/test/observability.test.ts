@@ -31,14 +31,14 @@ describe('the worker health port', () => {
     const receiver = await startReceiver();
     try {
       const org = await createOrg(h.db);
-      const webhook = await as(h.app, org.liveKey).post('/v1/webhooks', { url: receiver.url, events: ['project.created'], secret: 'whsec_observed_secret' });
+      const webhook = await as(h.app, org.liveKey).post('/v1/webhooks', { url: receiver.url, events: ['project.created'], secret: 'secret_observed_secret' });
       const before = sampleValue(await scrape(), 'webhook_deliveries_total', { outcome: 'succeeded' }) ?? 0;
       await as(h.app, org.liveKey).post('/v1/projects', { name: 'Observed' }).expect(201);
       const [delivery] = await receiver.waitForCount(1);
 
       const line = await waitFor(async () => log.lines().find((l) => l.msg === 'delivery attempt' && l.deliveryId === delivery!.json.deliveryId));
       expect(line).toMatchObject({ webhookId: webhook.body.id, event: 'project.created', attempt: 1, status: 200, outcome: 'succeeded', durationMs: expect.any(Number) });
-      expect(log.text()).not.toContain('whsec_observed_secret');
+      expect(log.text()).not.toContain('secret_observed_secret');
 
       const after = await scrape();
       expect(sampleValue(after, 'webhook_deliveries_total', { outcome: 'succeeded' })).toBe(before + 1);

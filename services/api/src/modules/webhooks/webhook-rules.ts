@@ -21,5 +21,5 @@ export async function assertSubscriptionQuota(tx: Tx, scope: Scope, plan: Plan):
 }
 
 export function generateSecret(): string {
-  return `whsec_${randomBytes(24).toString('base64url')}`;
+  return `whsec_${randomBytes(32).toString('base64')}`;
 }

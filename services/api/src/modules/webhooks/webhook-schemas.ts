@@ -1,6 +1,7 @@
 import Joi from 'joi';
 import { DeliveryStatus } from '@worktrack/db';
 import { EVENT_TYPES } from '@worktrack/events';
+import { standardSecretKey } from '@worktrack/webhooks';
 import { pageQuery } from '../../http/pagination';
 
 const url = Joi.string().max(2048).uri({ scheme: ['https', 'http'] }).messages({ 'string.uriCustomScheme': 'url must be an https URL' });
@@ -14,7 +15,12 @@ const events = Joi.alternatives(
     .unique(),
 ).messages({ 'alternatives.match': `events must be ["*"] or a non-empty list drawn from: ${EVENT_TYPES.join(', ')}` }) as Joi.Schema<string[]> as Joi.ArraySchema<string[]>;
 const description = Joi.string().max(500).allow(null);
-const secret = Joi.string().min(8).max(256);
+// DECISIONS §4: 8-255 characters; one that claims the Standard Webhooks form must be of it.
+const secret = Joi.string()
+  .min(8)
+  .max(255)
+  .custom((value: string, helpers) => (value.startsWith('whsec_') && !standardSecretKey(value) ? helpers.error('secret.standard') : value))
+  .messages({ 'secret.standard': 'secret starting with whsec_ must be whsec_ followed by the base64 of 24 to 64 bytes' });
 
 export interface WebhookInput {
   url: string;
