@@ -30,7 +30,7 @@ const healthy = { status: 200, headers: { 'Content-Type': 'application/json' }, 
 const broken = { status: 503, headers: { 'Content-Type': 'text/plain', 'Retry-After': '30' }, body: 'down for maintenance' };
 
 async function subscribe(events = ['task.created']): Promise<string> {
-  const res = await as(h.app, org.liveKey).post('/v1/webhooks', { url: receiver.url, events, secret: 'whsec_known_secret' });
+  const res = await as(h.app, org.liveKey).post('/v1/webhooks', { url: receiver.url, events, secret: 'secret_known_secret' });
   expect(res.status).toBe(201);
   return res.body.id as string;
 }

@@ -23,7 +23,7 @@ beforeAll(async () => {
 afterAll(() => h.close());
 
 async function subscribe(owner: TestOrg, events: string[] = ['task.created'], key = owner.liveKey): Promise<string> {
-  const res = await as(h.app, key).post('/v1/webhooks', { url: HOOK_URL, events, secret: 'whsec_known_secret' });
+  const res = await as(h.app, key).post('/v1/webhooks', { url: HOOK_URL, events, secret: 'secret_known_secret' });
   expect(res.status).toBe(201);
   return res.body.id as string;
 }
