@@ -102,11 +102,11 @@ export function apiKeyPages(router: Router, { deps, assets }: DashboardApp): voi
       body: (
         <>
           {extra.created && <ShownOnce id="new-key" label={`Your new key “${extra.created.name}”`} value={extra.created.key} />}
-          <div class="split">
-            <CreateKeyForm problem={extra.problem} values={extra.values ?? {}} />
+          <div class="stacked">
             <section>
               <KeyTable keys={keys} userId={session.userId} />
             </section>
+            <CreateKeyForm problem={extra.problem} values={extra.values ?? {}} />
           </div>
         </>
       ),

@@ -153,7 +153,6 @@ export function memberPages(router: Router, { deps, assets }: DashboardApp): voi
           <div class="split">
             <section>
               <MemberTable members={members} />
-              <h2>Invitations</h2>
               <Invitations invitations={invitations} />
             </section>
             {canWrite && <InviteForm values={extra.values ?? {}} problem={extra.problem} />}

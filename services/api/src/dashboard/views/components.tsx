@@ -174,10 +174,13 @@ export function ShownOnce({ id, label, value }: { id: string; label: string; val
 export function Pager({ path, query, pagination }: { path: string; query: Record<string, string | undefined>; pagination: { total: number; limit: number; offset: number; hasMore: boolean } }) {
   const { total, limit, offset, hasMore } = pagination;
   const link = (to: number) => {
-    const params = new URLSearchParams(Object.entries({ ...query, offset: String(to) }).filter((entry): entry is [string, string] => Boolean(entry[1]) && entry[1] !== '0'));
+    const params = new URLSearchParams();
+    for (const [name, value] of Object.entries(query)) if (value) params.set(name, value);
+    if (to > 0) params.set('offset', String(to));
     const search = params.toString();
     return search ? `${path}?${search}` : path;
   };
+  if (total === 0) return null;
   if (total <= limit && offset === 0) return <p class="muted">{total === 1 ? '1 item' : `${total} items`}</p>;
   return (
     <nav class="pager" aria-label="Pages">

@@ -48,7 +48,7 @@ export function Layout({ title, section, notice, children }: { title: string; se
         <link rel="stylesheet" href={assets.css} />
         <script src={assets.js} defer />
       </head>
-      <body class={`mode-${session.mode}`}>
+      <body>
         <a class="skip" href="#main">
           Skip to content
         </a>
