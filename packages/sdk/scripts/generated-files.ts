@@ -1,6 +1,5 @@
 import openapiTS, { astToString, COMMENT_HEADER, type OpenAPI3 } from 'openapi-typescript';
-import { buildOpenApiDocument } from '../../../services/api/src/openapi/document.js';
-import { apiRoutes, publicRoutes } from '../../../services/api/src/routes.js';
+import { apiDocument } from '../../../services/api/src/routes.js';
 
 /**
  * The server URL written into the committed document: the API's default `PUBLIC_BASE_URL`, so the
@@ -16,7 +15,7 @@ export const GENERATED_FILES = {
 } as const;
 
 const TYPES_HEADER = `${COMMENT_HEADER.trimEnd()}
-// Source: the API's route definitions (services/api/src/routes.ts) through buildOpenApiDocument.
+// Source: the API's route definitions (services/api/src/routes.ts) through apiDocument().
 // Regenerate with \`pnpm --filter @worktrack/sdk generate\`.
 
 `;
@@ -26,8 +25,7 @@ const TYPES_HEADER = `${COMMENT_HEADER.trimEnd()}
  * openapi-typescript derives from it. Deterministic: the same routes give the same bytes.
  */
 export async function generateFiles(): Promise<Record<(typeof GENERATED_FILES)[keyof typeof GENERATED_FILES], string>> {
-  // The routes in the order the app passes them (services/api/src/app.ts): the order of paths and tags follows it.
-  const document = buildOpenApiDocument([...apiRoutes, ...publicRoutes], DOCUMENT_SERVER_URL);
+  const document = apiDocument(DOCUMENT_SERVER_URL);
   // A JSON round trip hands openapi-typescript a plain copy (it annotates the object it is given).
   const plain = JSON.parse(JSON.stringify(document)) as OpenAPI3;
   const ast = await openapiTS(plain, { silent: true });

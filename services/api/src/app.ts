@@ -9,9 +9,8 @@ import { dailyQuotaLimiter } from './http/rate-limit';
 import { requestId } from './http/request-id';
 import { mountPublicRoutes, mountRoutes } from './http/route';
 import { accessLog, httpMetrics, metricsEndpoint } from './http/observability';
-import { apiRoutes, publicRoutes } from './routes';
+import { apiDocument, apiRoutes, publicRoutes } from './routes';
 import { docsPage } from './openapi/docs-page';
-import { buildOpenApiDocument } from './openapi/document';
 import { healthRoutes } from './modules/health/health-routes';
 
 /** Builds the Express app from its dependencies; main.ts and the tests both use it. */
@@ -27,7 +26,7 @@ export function createApp(deps: AppDeps): express.Express {
   app.get('/metrics', metricsEndpoint(deps.metrics));
   app.use(healthRoutes(deps));
   app.use('/dashboard', dashboardRouter(deps));
-  app.locals.openApiDocument = buildOpenApiDocument([...apiRoutes, ...publicRoutes], deps.config.publicBaseUrl);
+  app.locals.openApiDocument = apiDocument(deps.config.publicBaseUrl);
   const openApi = JSON.stringify(app.locals.openApiDocument);
   app.get('/v1/openapi.json', (_req, res) => {
     res.type('json').send(openApi);

@@ -1,4 +1,5 @@
 import type { RouteDefinition } from './http/route';
+import { buildOpenApiDocument, type OpenApiDocument } from './openapi/document';
 import { acceptInvitation } from './modules/members/accept-invitation';
 import { apiKeyRoutes } from './modules/api-keys/routes';
 import { commentRoutes } from './modules/comments/routes';
@@ -25,3 +26,8 @@ export const apiRoutes: readonly RouteDefinition[] = [
   ...eventRoutes,
   ...dashboardLinkRoutes,
 ];
+
+/** The OpenAPI document of every route, as `GET /v1/openapi.json` serves it and the SDK is generated from it. */
+export function apiDocument(serverUrl: string): OpenApiDocument {
+  return buildOpenApiDocument([...apiRoutes, ...publicRoutes], serverUrl);
+}

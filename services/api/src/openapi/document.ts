@@ -4,7 +4,7 @@ import { errorCodes, type RouteDefinition } from '../http/route';
 import { toJsonSchema, type JsonSchema } from './json-schema';
 import { webhookEntries } from './webhook-entries';
 
-export type OpenApiDocument = Record<string, unknown> & { paths: Record<string, Record<string, unknown>>; components: { schemas: Record<string, JsonSchema>; securitySchemes: Record<string, JsonSchema> } };
+export type OpenApiDocument = Record<string, unknown> & { paths: Record<string, Record<string, unknown>>; components: { schemas: Record<string, JsonSchema>; securitySchemes: Record<string, JsonSchema>; headers: Record<string, JsonSchema> } };
 
 /** `/tasks/:taskId` → `/v1/tasks/{taskId}` */
 const openApiPath = (path: string) => `/v1${path.replace(/:(\w+)/g, '{$1}')}`;
@@ -24,7 +24,37 @@ function parameters(route: RouteDefinition, components: Record<string, JsonSchem
       };
     });
   };
-  return [...of(route.params, 'path'), ...of(route.query, 'query')];
+  const idempotencyKey =
+    route.kind === 'authenticated' && route.method === 'post'
+      ? [
+          {
+            name: 'Idempotency-Key',
+            in: 'header',
+            required: false,
+            description: 'Repeats within 24 hours with the same body get the first response again (per API key); another body → 409.',
+            schema: { type: 'string', minLength: 1, maxLength: 255 },
+          },
+        ]
+      : [];
+  return [...of(route.params, 'path'), ...of(route.query, 'query'), ...idempotencyKey];
+}
+
+const HEADERS: Record<string, JsonSchema> = {
+  'X-Request-Id': { description: 'Identifies the request in the service’s logs; echoed when the client sent a sane one', schema: { type: 'string' } },
+  'X-RateLimit-Limit': { description: 'Requests allowed per UTC day for the organization', schema: { type: 'integer' } },
+  'X-RateLimit-Remaining': { description: 'Requests left today', schema: { type: 'integer' } },
+  'X-RateLimit-Reset': { description: 'Unix seconds of the next UTC midnight', schema: { type: 'integer' } },
+  'Retry-After': { description: 'Seconds to wait before retrying', schema: { type: 'integer' } },
+  'Idempotent-Replayed': { description: '`true` when this is the stored response of an earlier request with the same Idempotency-Key', schema: { type: 'string', enum: ['true'] } },
+};
+
+/** The response headers an answer of this route and status carries. */
+function responseHeaders(route: RouteDefinition, status: number): Record<string, { $ref: string }> {
+  const names = ['X-Request-Id'];
+  if (route.kind === 'authenticated' && status !== 401) names.push('X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset');
+  if (status === 429) names.push('Retry-After');
+  if (route.kind === 'authenticated' && route.method === 'post' && status < 500) names.push('Idempotent-Replayed');
+  return Object.fromEntries(names.map((name) => [name, { $ref: `#/components/headers/${name}` }]));
 }
 
 function requestBody(route: RouteDefinition, components: Record<string, JsonSchema>): JsonSchema | undefined {
@@ -67,16 +97,18 @@ const STATUS_TEXT: Record<number, string> = {
 
 function responses(route: RouteDefinition, components: Record<string, JsonSchema>): Record<string, JsonSchema> {
   const result: Record<string, JsonSchema> = {};
-  result[String(route.status)] =
-    route.response === null
-      ? { description: STATUS_TEXT[route.status] }
-      : { description: STATUS_TEXT[route.status], content: { 'application/json': { schema: toJsonSchema(route.response, components) } } };
+  result[String(route.status)] = {
+    description: STATUS_TEXT[route.status],
+    headers: responseHeaders(route, route.status),
+    ...(route.response !== null && { content: { 'application/json': { schema: toJsonSchema(route.response, components) } } }),
+  };
 
   const byStatus = new Map<number, ErrorCode[]>();
   for (const code of errorCodes(route)) byStatus.set(errorStatus(code), [...(byStatus.get(errorStatus(code)) ?? []), code]);
   for (const [status, codes] of [...byStatus].sort(([a], [b]) => a - b)) {
     result[String(status)] = {
       description: `${STATUS_TEXT[status] ?? 'Error'}: ${codes.map((c) => `\`${c}\``).join(', ')}`,
+      headers: responseHeaders(route, status),
       content: {
         'application/json': {
           schema: {
@@ -143,6 +175,7 @@ export function buildOpenApiDocument(routes: readonly RouteDefinition[], serverU
     webhooks: webhookEntries(components),
     components: {
       securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'An API key, `tk_live_...` or `tk_test_...`' } },
+      headers: HEADERS,
       schemas: components,
     },
   };

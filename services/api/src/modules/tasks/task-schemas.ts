@@ -8,7 +8,7 @@ const description = Joi.string().max(10_000).allow(null);
 const status = Joi.string().valid(...Object.values(TaskStatus));
 const priority = Joi.string().valid(...Object.values(Priority));
 const customFields = Joi.object()
-  .pattern(Joi.string().min(1).max(100), Joi.alternatives(Joi.string().max(10_000), Joi.number(), Joi.boolean(), Joi.valid(null)))
+  .pattern(/^.{1,100}$/, Joi.alternatives(Joi.string().max(10_000), Joi.number(), Joi.boolean(), Joi.valid(null)))
   .max(50);
 
 export type CustomFields = Record<string, string | number | boolean | null>;
