@@ -5,8 +5,7 @@ import fc from 'fast-check';
 import type Joi from 'joi';
 import { newId } from '@worktrack/db';
 import { BUCKET, startTestStore, type TestStore } from '../../../packages/storage/test/embedded-store';
-import { acceptInvitationBody } from '../src/modules/members/member-schemas';
-import { apiRoutes } from '../src/routes';
+import { apiRoutes, publicRoutes } from '../src/routes';
 import { createApiServer } from '../src/server';
 import { addMember, as, createHarness, createOrg, keyWith, type Harness, type TestOrg } from './support/harness';
 
@@ -32,11 +31,10 @@ interface FuzzRoute {
 }
 
 const ROUTES: FuzzRoute[] = [
-  ...apiRoutes.map(({ method, path, body, query, multipart }) => ({ method, template: `/v1${path}`, body, query, multipart })),
+  ...[...apiRoutes, ...publicRoutes].map(({ method, path, body, query, multipart }) => ({ method, template: `/v1${path}`, body, query, multipart })),
   { method: 'get', template: '/healthz' },
   { method: 'get', template: '/readyz' },
-  { method: 'post', template: '/v1/invitations/accept', body: acceptInvitationBody },
-].filter((route, i, all) => all.findIndex((r) => r.method === route.method && r.template === route.template) === i);
+];
 
 const paramsOf = (template: string) => [...template.matchAll(/:(\w+)/g)].map((m) => m[1]!);
 

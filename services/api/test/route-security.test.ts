@@ -73,7 +73,7 @@ function bodyOf(route: (typeof apiRoutes)[number]): object {
   return body;
 }
 
-const secured = apiRoutes.flatMap((route) => ('permission' in route ? [route] : []));
+const secured = apiRoutes.flatMap((route) => (route.kind === 'authenticated' ? [route] : []));
 
 describe.each(secured.map((route) => [`${route.method.toUpperCase()} ${route.path}`, route] as const))('%s', (_name, route) => {
   const namesResource = route.path.includes(':');
