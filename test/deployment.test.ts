@@ -105,6 +105,9 @@ describe('the production image', () => {
         body: JSON.stringify({ name: 'From the image' }),
       });
       expect(created.status).toBe(201);
+      // The dashboard's pages are in the bundle, its stylesheet and script beside it.
+      expect((await fetch(`http://127.0.0.1:${port}/dashboard/sign-in`)).status).toBe(200);
+      expect((await fetch(`http://127.0.0.1:${port}/dashboard/assets/dashboard.js`)).status).toBe(200);
       await waitForHttp(`http://127.0.0.1:${healthPort}/readyz`);
       expect((await fetch(`http://127.0.0.1:${healthPort}/queues`)).status).toBe(200);
       expect((await fetch(`http://127.0.0.1:${healthPort}/queues/static/favicon-32x32.png`)).status).toBe(200);
