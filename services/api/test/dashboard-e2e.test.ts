@@ -65,8 +65,8 @@ async function checkPage(): Promise<void> {
   const facts = await page.evaluate(() => {
     const [navigation] = performance.getEntriesByType('navigation') as PerformanceNavigationTiming[];
     const scripts = (performance.getEntriesByType('resource') as PerformanceResourceTiming[]).filter((r) => r.initiatorType === 'script');
-    const controls = [...document.querySelectorAll<HTMLInputElement | HTMLSelectElement | HTMLTextAreaElement>('input:not([type=hidden]), select, textarea')];
-    const external = [...document.querySelectorAll<HTMLElement>('[src], [href]')].map((el) => el.getAttribute('src') ?? el.getAttribute('href') ?? '').filter((url) => /^(https?:)?\/\//.test(url));
+    const controls = Array.from(document.querySelectorAll<HTMLInputElement | HTMLSelectElement | HTMLTextAreaElement>('input:not([type=hidden]), select, textarea'));
+    const external = Array.from(document.querySelectorAll<HTMLElement>('[src], [href]')).map((el) => el.getAttribute('src') ?? el.getAttribute('href') ?? '').filter((url) => /^(https?:)?\/\//.test(url));
     return {
       interactiveMs: navigation!.domInteractive,
       scriptBytes: scripts.reduce((sum, r) => sum + r.decodedBodySize, 0),
