@@ -6,7 +6,7 @@ import { defineRoute } from '../../http/route';
 import { validate } from '../../http/validation';
 import { assertProjectOpen } from '../projects/assert-project-open';
 import { fileRecordSchema, toFileRecord } from './file-record';
-import { uploadFields } from './file-schemas';
+import { uploadFields, uploadedFileName } from './file-schemas';
 import { receiveUpload } from './receive-upload';
 
 export const uploadFile = defineRoute({
@@ -28,6 +28,7 @@ export const uploadFile = defineRoute({
     const file = await receiveUpload(req, res, { store: deps.store, storageKey, maxBytes: deps.config.maxUploadBytes });
     try {
       if (!file) throw invalid('file', 'Missing required field: file');
+      validate(uploadedFileName, { file: file.originalname });
       const fields = validate(uploadFields, req.body ?? {});
       return await commitWithEvents(deps, tenant, async (tx) => {
         await assertProjectOpen(tx, tenant, fields.projectId);
