@@ -468,8 +468,8 @@ describe('GET /v1/webhooks/{id}/deliveries/{deliveryId}', () => {
       payload: JSON.parse(delivery.body),
     });
     expect(res.body.attempts).toEqual([
-      { attemptNumber: 1, attemptedAt: '2026-03-01T10:00:00.000Z', responseStatus: null, responseTimeMs: 5000, error: 'timeout' },
-      { attemptNumber: 2, attemptedAt: '2026-03-01T10:01:00.000Z', responseStatus: 200, responseTimeMs: 35, error: null },
+      { attemptNumber: 1, attemptedAt: '2026-03-01T10:00:00.000Z', responseStatus: null, responseTimeMs: 5000, error: 'timeout', responseBody: null, responseHeaders: null },
+      { attemptNumber: 2, attemptedAt: '2026-03-01T10:01:00.000Z', responseStatus: 200, responseTimeMs: 35, error: null, responseBody: null, responseHeaders: null },
     ]);
   });
 

@@ -107,7 +107,15 @@ describe('webhook delivery', () => {
     expect(log.attempts.map((a: { responseStatus: number }) => a.responseStatus)).toEqual([500, 200]);
     expect(log.attempts[0].error).toMatch(/^http_status/);
     expect(log.attempts[1].error).toBeNull();
-    expect(log.attempts[0]).toEqual({ attemptNumber: 1, attemptedAt: expect.any(String), responseStatus: 500, responseTimeMs: expect.any(Number), error: expect.any(String) });
+    expect(log.attempts[0]).toEqual({
+      attemptNumber: 1,
+      attemptedAt: expect.any(String),
+      responseStatus: 500,
+      responseTimeMs: expect.any(Number),
+      error: expect.any(String),
+      responseBody: 'ok',
+      responseHeaders: { 'content-type': 'text/plain' },
+    });
 
     const listed = await as(h.app, org.liveKey).get(`/v1/webhooks/${webhookId}/deliveries?status=succeeded&event=project.created`);
     expect(listed.body.data.map((d: { id: string }) => d.id)).toEqual([first!.json.deliveryId]);
