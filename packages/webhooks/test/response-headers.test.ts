@@ -6,7 +6,13 @@ const deliverer = new WebhookDeliverer({ timeoutMs: 1_000, allowedHosts: ['127.0
 
 beforeAll(async () => {
   target = await startReceiver((_req, res) => {
-    res.writeHead(503, { 'Content-Type': 'text/plain; charset=utf-8', 'Content-Length': '4', 'Retry-After': '120', 'Set-Cookie': 'a=b', 'X-Internal': 'secret' });
+    res.writeHead(503, {
+      'Content-Type': 'text/plain; charset=utf-8',
+      'Content-Length': '4',
+      'Retry-After': '120',
+      'Set-Cookie': 'a=b',
+      'X-Internal': 'secret',
+    });
     res.end('busy');
   });
 });

@@ -65,8 +65,12 @@ async function checkPage(): Promise<void> {
   const facts = await page.evaluate(() => {
     const [navigation] = performance.getEntriesByType('navigation') as PerformanceNavigationTiming[];
     const scripts = (performance.getEntriesByType('resource') as PerformanceResourceTiming[]).filter((r) => r.initiatorType === 'script');
-    const controls = Array.from(document.querySelectorAll<HTMLInputElement | HTMLSelectElement | HTMLTextAreaElement>('input:not([type=hidden]), select, textarea'));
-    const external = Array.from(document.querySelectorAll<HTMLElement>('[src], [href]')).map((el) => el.getAttribute('src') ?? el.getAttribute('href') ?? '').filter((url) => /^(https?:)?\/\//.test(url));
+    const controls = Array.from(
+      document.querySelectorAll<HTMLInputElement | HTMLSelectElement | HTMLTextAreaElement>('input:not([type=hidden]), select, textarea'),
+    );
+    const external = Array.from(document.querySelectorAll<HTMLElement>('[src], [href]'))
+      .map((el) => el.getAttribute('src') ?? el.getAttribute('href') ?? '')
+      .filter((url) => /^(https?:)?\/\//.test(url));
     return {
       interactiveMs: navigation!.domInteractive,
       scriptBytes: scripts.reduce((sum, r) => sum + r.decodedBodySize, 0),
@@ -100,7 +104,10 @@ const main = () => page.locator('main');
 
 describe('the dashboard in a browser', () => {
   it('signs in with a link printed by the CLI, once, and shows the overview', async () => {
-    const child = runEntry('services/api/src/cli.ts', ['dashboard-link', '--email', org.user.email], { DATABASE_URL: process.env.DATABASE_URL, PUBLIC_BASE_URL: base });
+    const child = runEntry('services/api/src/cli.ts', ['dashboard-link', '--email', org.user.email], {
+      DATABASE_URL: process.env.DATABASE_URL,
+      PUBLIC_BASE_URL: base,
+    });
     expect(await exitCode(child)).toBe(0);
     const link = /http:\/\/\S+/.exec(child.output())![0];
 
@@ -170,7 +177,9 @@ describe('the dashboard in a browser', () => {
     await screenshot('webhook-disabled');
 
     const missed = await as(h.app, org.liveKey).post('/v1/projects', { name: 'Made while disabled' });
-    await waitFor(async () => ((await h.db.outboxEvent.findFirst({ where: { dispatchedAt: { not: null }, data: { path: ['id'], equals: missed.body.id } } })) ? true : undefined));
+    await waitFor(async () =>
+      (await h.db.outboxEvent.findFirst({ where: { dispatchedAt: { not: null }, data: { path: ['id'], equals: missed.body.id } } })) ? true : undefined,
+    );
 
     receiver.answer = healthy;
     await page.getByRole('button', { name: 'Re-enable' }).click();
@@ -227,7 +236,11 @@ describe('the dashboard in a browser', () => {
     await checkPage();
     await screenshot('task');
     const taskId = new URL(page.url()).pathname.split('/').at(-1)!;
-    expect((await as(h.app, org.liveKey).get(`/v1/tasks/${taskId}`)).body).toMatchObject({ title: 'Write and publish the launch post', status: 'done', priority: 'high' });
+    expect((await as(h.app, org.liveKey).get(`/v1/tasks/${taskId}`)).body).toMatchObject({
+      title: 'Write and publish the launch post',
+      status: 'done',
+      priority: 'high',
+    });
 
     await go('/dashboard/tasks?status=done');
     await expect(main().textContent()).resolves.toContain('Write and publish the launch post');

@@ -22,7 +22,11 @@ const signIn = (url: string) => request(h.app).get(new URL(url).pathname + new U
 
 describe('POST /v1/dashboard-links', () => {
   describe('access', () => {
-    itEnforcesAccess(() => ({ harness: h, org, otherOrg }), () => ({ method: 'post', path: '/v1/dashboard-links', permission: 'members:read' }), { namesResource: false });
+    itEnforcesAccess(
+      () => ({ harness: h, org, otherOrg }),
+      () => ({ method: 'post', path: '/v1/dashboard-links', permission: 'members:read' }),
+      { namesResource: false },
+    );
   });
 
   it("returns a one-time link for the key's own user, valid 15 minutes", async () => {
@@ -92,7 +96,12 @@ describe('pnpm cli dashboard-link', () => {
 
     const chosen = await cli('--email', email, '--org', otherOrg.organization.id, '--json');
     expect(chosen.code).toBe(0);
-    expect(JSON.parse(chosen.output)).toEqual({ url: expect.stringContaining('/dashboard/sign-in?token='), expiresAt: expect.any(String), organizationId: otherOrg.organization.id, role: 'member' });
+    expect(JSON.parse(chosen.output)).toEqual({
+      url: expect.stringContaining('/dashboard/sign-in?token='),
+      expiresAt: expect.any(String),
+      organizationId: otherOrg.organization.id,
+      role: 'member',
+    });
   }, 30_000);
 
   it('refuses an unknown email and a missing one', async () => {

@@ -68,7 +68,10 @@ describe('signing in with a link', () => {
   it('signs out: the cookie no longer opens anything', async () => {
     const agent = await signedIn(h, admin());
     const page = await agent.get('/dashboard');
-    const out = await agent.post('/dashboard/sign-out').type('form').send({ _csrf: csrfOf(page.text) });
+    const out = await agent
+      .post('/dashboard/sign-out')
+      .type('form')
+      .send({ _csrf: csrfOf(page.text) });
     expect(out.status).toBe(303);
     expect(out.headers.location).toBe('/dashboard/sign-in?signed-out');
     expect((await agent.get('/dashboard')).status).toBe(303);
@@ -144,7 +147,10 @@ describe('roles', () => {
       ['/dashboard/projects', { name: 'Guest project' }],
     ];
     for (const [path, form] of attempts) {
-      const res = await guest.post(path).type('form').send({ ...form, _csrf: token });
+      const res = await guest
+        .post(path)
+        .type('form')
+        .send({ ...form, _csrf: token });
       expect({ path, status: res.status }).toEqual({ path, status: 403 });
     }
     expect((await as(h.app, org.liveKey).get(`/v1/webhooks/${webhook.body.id}`)).status).toBe(200);
@@ -191,7 +197,9 @@ describe('test mode', () => {
     expect(switched.status).toBe(303);
     expect(switched.headers.location).toBe('/dashboard/projects?done=mode-switched');
 
-    const pages = await Promise.all(['/dashboard', '/dashboard/projects?archived=true', '/dashboard/tasks', '/dashboard/webhooks'].map((path) => agent.get(path)));
+    const pages = await Promise.all(
+      ['/dashboard', '/dashboard/projects?archived=true', '/dashboard/tasks', '/dashboard/webhooks'].map((path) => agent.get(path)),
+    );
     for (const page of pages) {
       expect(page.status).toBe(200);
       expect(page.text).toContain('Test mode: you are looking at test data');

@@ -47,7 +47,7 @@ async function newProject(): Promise<string> {
 }
 
 describe('the delivery log', () => {
-  it("shows what the receiver answered: status, the first 4 KiB of the body, and its headers", async () => {
+  it('shows what the receiver answered: status, the first 4 KiB of the body, and its headers', async () => {
     receiver.answer = healthy;
     const webhookId = await subscribe();
     const sent = await as(h.app, org.liveKey).post(`/v1/webhooks/${webhookId}/test`, {});
@@ -78,7 +78,12 @@ describe('the delivery log', () => {
   it('records no response for a receiver that cannot be reached', async () => {
     const res = await as(h.app, org.liveKey).post('/v1/webhooks', { url: 'http://127.0.0.1:1/hooks', events: ['task.created'] });
     const delivery = await settled(res.body.id, (await as(h.app, org.liveKey).post(`/v1/webhooks/${res.body.id}/test`, {})).body.id);
-    expect(delivery.attempts[0]).toMatchObject({ responseStatus: null, responseBody: null, responseHeaders: null, error: expect.stringMatching(/^connection_error/) });
+    expect(delivery.attempts[0]).toMatchObject({
+      responseStatus: null,
+      responseBody: null,
+      responseHeaders: null,
+      error: expect.stringMatching(/^connection_error/),
+    });
     await as(h.app, org.liveKey).delete(`/v1/webhooks/${res.body.id}`).expect(204);
   });
 });
@@ -99,7 +104,11 @@ describe('recovering what a broken receiver missed', () => {
     const [failed] = (await as(h.app, org.liveKey).get(`/v1/webhooks/${webhookId}/deliveries`)).body.data;
     expect(failed).toMatchObject({ status: 'failed', attemptCount: 7 });
     const failedDetail = (await as(h.app, org.liveKey).get(`/v1/webhooks/${webhookId}/deliveries/${failed.id}`)).body;
-    expect(failedDetail.attempts[6]).toMatchObject({ responseStatus: 503, responseBody: 'down for maintenance', responseHeaders: expect.objectContaining({ 'retry-after': '30' }) });
+    expect(failedDetail.attempts[6]).toMatchObject({
+      responseStatus: 503,
+      responseBody: 'down for maintenance',
+      responseHeaders: expect.objectContaining({ 'retry-after': '30' }),
+    });
 
     // While disabled, an event makes no delivery.
     const beforeMissed = new Date().toISOString();

@@ -44,7 +44,11 @@ describe('access', () => {
     ['GET /events', 0],
     ['GET /events/{id}', 1],
   ] as const)('%s', (_name, i) => {
-    itEnforcesAccess(() => ({ harness: h, org, otherOrg }), () => routes()[i]!, { namesResource: i === 1 });
+    itEnforcesAccess(
+      () => ({ harness: h, org, otherOrg }),
+      () => routes()[i]!,
+      { namesResource: i === 1 },
+    );
   });
 
   it('refuses a member-role key, whose role lacks webhooks:read', async () => {

@@ -64,7 +64,11 @@ describe('access', () => {
     ['POST recover', 0],
     ['GET stats', 1],
   ] as const)('%s', (_name, i) => {
-    itEnforcesAccess(() => ({ harness: h, org, otherOrg }), () => routes()[i]!, { namesResource: true });
+    itEnforcesAccess(
+      () => ({ harness: h, org, otherOrg }),
+      () => routes()[i]!,
+      { namesResource: true },
+    );
   });
 
   it('refuses a member-role key, whose role lacks webhooks:*', async () => {
@@ -76,7 +80,12 @@ describe('access', () => {
 describe('POST /v1/webhooks/{id}/recover', () => {
   it('sends failed deliveries of the window again, same id, with a fresh set of attempts', async () => {
     const webhookId = await subscribe(org);
-    const failed = await insertDelivery(org, webhookId, { status: 'failed', attemptCount: 7, lastAttemptAt: new Date(), createdAt: new Date(Date.now() - 2 * HOUR_MS) });
+    const failed = await insertDelivery(org, webhookId, {
+      status: 'failed',
+      attemptCount: 7,
+      lastAttemptAt: new Date(),
+      createdAt: new Date(Date.now() - 2 * HOUR_MS),
+    });
     const old = await insertDelivery(org, webhookId, { status: 'failed', attemptCount: 7, createdAt: new Date(Date.now() - 5 * HOUR_MS) });
     const succeeded = await insertDelivery(org, webhookId, { status: 'succeeded', attemptCount: 1, createdAt: new Date(Date.now() - HOUR_MS) });
     const sample = await insertDelivery(org, webhookId, { status: 'failed', test: true, attemptCount: 1, createdAt: new Date(Date.now() - HOUR_MS) });
@@ -100,7 +109,10 @@ describe('POST /v1/webhooks/{id}/recover', () => {
     const owner = await createOrg(h.db);
     const webhookId = await subscribe(owner, ['task.created', 'project.created']);
     const other = await subscribe(owner, ['*']);
-    const missed = [await insertEvent(owner, 'task.created', new Date(Date.now() - 2 * HOUR_MS)), await insertEvent(owner, 'project.created', new Date(Date.now() - HOUR_MS))];
+    const missed = [
+      await insertEvent(owner, 'task.created', new Date(Date.now() - 2 * HOUR_MS)),
+      await insertEvent(owner, 'project.created', new Date(Date.now() - HOUR_MS)),
+    ];
     const delivered = await insertEvent(owner, 'task.created', new Date(Date.now() - HOUR_MS));
     await insertDelivery(owner, webhookId, { eventId: delivered.id, status: 'succeeded' });
     await insertEvent(owner, 'comment.created', new Date(Date.now() - HOUR_MS)); // a type it does not list
@@ -200,7 +212,15 @@ describe('GET /v1/webhooks/{id}/stats', () => {
   async function attempt(webhookId: string, at: Date, responseTimeMs: number, ok: boolean) {
     const delivery = await insertDelivery(org, webhookId, { status: ok ? 'succeeded' : 'failed', attemptCount: 1, lastAttemptAt: at });
     await h.db.deliveryAttempt.create({
-      data: { id: newId('attempt'), deliveryId: delivery.id, attemptNumber: 1, attemptedAt: at, responseStatus: ok ? 200 : 500, responseTimeMs, error: ok ? null : 'http_status: receiver answered 500' },
+      data: {
+        id: newId('attempt'),
+        deliveryId: delivery.id,
+        attemptNumber: 1,
+        attemptedAt: at,
+        responseStatus: ok ? 200 : 500,
+        responseTimeMs,
+        error: ok ? null : 'http_status: receiver answered 500',
+      },
     });
   }
 
@@ -240,7 +260,16 @@ describe('GET /v1/webhooks/{id}/stats', () => {
   it('answers nulls for a subscription with no attempt yet', async () => {
     const webhookId = await subscribe(org);
     const res = await as(h.app, org.liveKey).get(`/v1/webhooks/${webhookId}/stats`);
-    expect(res.body).toMatchObject({ attempts: 0, succeeded: 0, failed: 0, successRate: null, p50Ms: null, p95Ms: null, lastSuccessAt: null, lastFailureAt: null });
+    expect(res.body).toMatchObject({
+      attempts: 0,
+      succeeded: 0,
+      failed: 0,
+      successRate: null,
+      p50Ms: null,
+      p95Ms: null,
+      lastSuccessAt: null,
+      lastFailureAt: null,
+    });
     expect((res.body.hourly as { succeeded: number; failed: number }[]).every((hour) => hour.succeeded === 0 && hour.failed === 0)).toBe(true);
   });
 

@@ -20,7 +20,11 @@ export interface AssetUrls {
  */
 export function dashboardAssets(): { router: Router; urls: AssetUrls } {
   const dir = assetsDir();
-  const versioned = (file: string) => `/dashboard/assets/${file}?v=${createHash('sha256').update(readFileSync(path.join(dir, file))).digest('hex').slice(0, 12)}`;
+  const versioned = (file: string) =>
+    `/dashboard/assets/${file}?v=${createHash('sha256')
+      .update(readFileSync(path.join(dir, file)))
+      .digest('hex')
+      .slice(0, 12)}`;
   const router = express.Router();
   router.use('/assets', express.static(dir, { immutable: true, maxAge: '365d', index: false }));
   return { router, urls: { css: versioned('dashboard.css'), js: versioned('dashboard.js') } };

@@ -52,7 +52,16 @@ export function dashboardRouter(deps: AppDeps): Router {
   projectPages(router, app);
   taskPages(router, app);
   router.use((req, res) => {
-    renderPage(req, res, assets, { title: 'Not found', section: null, status: 404, body: <p>There is no such page. <a href="/dashboard">Back to the overview</a></p> });
+    renderPage(req, res, assets, {
+      title: 'Not found',
+      section: null,
+      status: 404,
+      body: (
+        <p>
+          There is no such page. <a href="/dashboard">Back to the overview</a>
+        </p>
+      ),
+    });
   });
   router.use(dashboardErrors(app, csrf.invalidCsrfTokenError));
   return router;
@@ -71,7 +80,12 @@ function dashboardErrors({ deps, assets }: DashboardApp, csrfError: Error): Erro
       const apiError = toApiError(err);
       if (!apiError) deps.logger.error({ err, requestId: req.requestId, path: req.path }, 'dashboard error');
       status = apiError?.status ?? 500;
-      message = apiError && status < 500 ? apiError.message : status === 503 ? 'A backing service is unavailable; try again shortly.' : `Something went wrong (request ${req.requestId}).`;
+      message =
+        apiError && status < 500
+          ? apiError.message
+          : status === 503
+            ? 'A backing service is unavailable; try again shortly.'
+            : `Something went wrong (request ${req.requestId}).`;
     }
     const title = status === 404 ? 'Not found' : status === 403 ? 'Not allowed' : 'Something went wrong';
     const body = (

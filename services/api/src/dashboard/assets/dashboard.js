@@ -1,5 +1,4 @@
 // The dashboard's only script: progressive enhancement of server-rendered pages, which work without it.
-'use strict';
 
 // Destructive forms ask first.
 document.addEventListener('submit', (event) => {

@@ -23,7 +23,16 @@ function CreateKeyForm({ problem, values }: { problem?: Problem | undefined; val
       <h2>Create a key</h2>
       <ProblemSummary problem={problem} />
       <TextField name="name" label="Name" required value={text(values, 'name')} problem={problem} />
-      <SelectField name="mode" label="Mode" options={[{ value: 'live', label: 'live' }, { value: 'test', label: 'test' }]} value={text(values, 'mode') || 'live'} problem={problem} />
+      <SelectField
+        name="mode"
+        label="Mode"
+        options={[
+          { value: 'live', label: 'live' },
+          { value: 'test', label: 'test' },
+        ]}
+        value={text(values, 'mode') || 'live'}
+        problem={problem}
+      />
       <Checkboxes
         name="permissions"
         legend="Permissions"
@@ -78,7 +87,15 @@ function KeyTable({ keys, userId }: { keys: Envelope<ApiKeyRecord>; userId: stri
                 {key.revokedAt ? (
                   <Badge value="revoked" />
                 ) : (
-                  can('api_keys:write') && <ActionButton action={`${PATH}/${key.id}/revoke`} label="Revoke" name={`Revoke ${key.name}`} confirm={`Revoke the key "${key.name}"? It stops working at once.`} danger />
+                  can('api_keys:write') && (
+                    <ActionButton
+                      action={`${PATH}/${key.id}/revoke`}
+                      label="Revoke"
+                      name={`Revoke ${key.name}`}
+                      confirm={`Revoke the key "${key.name}"? It stops working at once.`}
+                      danger
+                    />
+                  )
                 )}
               </td>
             </tr>
@@ -122,7 +139,10 @@ export function apiKeyPages(router: Router, { deps, assets }: DashboardApp): voi
         section: 'keys',
         body: (
           <>
-            <p>Keys belong to the organization, not to a mode, and are managed in live mode (as a test key cannot manage them). Switch to live to create or revoke keys of either mode.</p>
+            <p>
+              Keys belong to the organization, not to a mode, and are managed in live mode (as a test key cannot manage them). Switch to live to create or
+              revoke keys of either mode.
+            </p>
             <PostFormSwitchToLive />
           </>
         ),
@@ -137,7 +157,12 @@ export function apiKeyPages(router: Router, { deps, assets }: DashboardApp): voi
     const expiresAt = text(form, 'expiresAt');
     try {
       const created = await callOperation(createApiKey, callerOf(req, res, deps), {
-        body: { name: text(form, 'name'), mode: optional(text(form, 'mode')), permissions: list(form, 'permissions'), ...(expiresAt && { expiresAt: utcTimestamp(expiresAt) }) },
+        body: {
+          name: text(form, 'name'),
+          mode: optional(text(form, 'mode')),
+          permissions: list(form, 'permissions'),
+          ...(expiresAt && { expiresAt: utcTimestamp(expiresAt) }),
+        },
       });
       await show(req, res, { status: 201, created: { key: created.key, name: created.name } });
     } catch (err) {

@@ -71,7 +71,13 @@ function MemberTable({ members }: { members: Envelope<MemberRecord> }) {
               </td>
               {can('members:write') && (
                 <td>
-                  <ActionButton action={`${PATH}/${member.id}/remove`} label="Remove" name={`Remove ${member.email}`} confirm={`Remove ${member.email}? Their keys and sessions stop working at once.`} danger />
+                  <ActionButton
+                    action={`${PATH}/${member.id}/remove`}
+                    label="Remove"
+                    name={`Remove ${member.email}`}
+                    confirm={`Remove ${member.email}? Their keys and sessions stop working at once.`}
+                    danger
+                  />
                 </td>
               )}
             </tr>
@@ -109,7 +115,12 @@ function Invitations({ invitations }: { invitations: Envelope<InvitationRecord> 
             </td>
             {can('members:write') && (
               <td>
-                <ActionButton action={`${PATH}/invitations/${invitation.id}/revoke`} label="Revoke" name={`Revoke the invitation of ${invitation.email}`} danger />
+                <ActionButton
+                  action={`${PATH}/invitations/${invitation.id}/revoke`}
+                  label="Revoke"
+                  name={`Revoke the invitation of ${invitation.email}`}
+                  danger
+                />
               </td>
             )}
           </tr>
@@ -133,7 +144,11 @@ function InviteForm({ values, problem }: { values: Form; problem?: Problem | und
 
 /** Members and invitations: invite, revoke, change a role, remove (members:write), else read only. */
 export function memberPages(router: Router, { deps, assets }: DashboardApp): void {
-  async function show(req: Request, res: Response, extra: { status?: number; values?: Form; problem?: Problem; invited?: { email: string; token: string } } = {}) {
+  async function show(
+    req: Request,
+    res: Response,
+    extra: { status?: number; values?: Form; problem?: Problem; invited?: { email: string; token: string } } = {},
+  ) {
     const caller = callerOf(req, res, deps);
     const [members, invitations] = await Promise.all([
       callOperation(listMembers, caller, { query: queryOf(req, ['offset']) }),
@@ -146,9 +161,7 @@ export function memberPages(router: Router, { deps, assets }: DashboardApp): voi
       status: extra.status ?? 200,
       body: (
         <>
-          {extra.invited && (
-            <ShownOnce id="invitation-token" label={`Invitation token for ${extra.invited.email}`} value={extra.invited.token} />
-          )}
+          {extra.invited && <ShownOnce id="invitation-token" label={`Invitation token for ${extra.invited.email}`} value={extra.invited.token} />}
           {extra.invited && <p class="hint">They accept it with POST /v1/invitations/accept {'{"token", "name"}'} within 7 days, and get their first key.</p>}
           <div class="split">
             <section>

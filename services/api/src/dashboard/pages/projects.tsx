@@ -77,7 +77,17 @@ function ProjectList({ projects, archived }: { projects: Envelope<ProjectRecord>
   );
 }
 
-function ProjectsBody({ projects, archived, values, problem }: { projects: Envelope<ProjectRecord>; archived: boolean; values: Form; problem?: Problem | undefined }) {
+function ProjectsBody({
+  projects,
+  archived,
+  values,
+  problem,
+}: {
+  projects: Envelope<ProjectRecord>;
+  archived: boolean;
+  values: Form;
+  problem?: Problem | undefined;
+}) {
   const can = useCan();
   return (
     <div class="split">
@@ -125,14 +135,23 @@ function ProjectBody({ project, values, problem }: { project: ProjectRecord; val
             <ProjectFields values={values} problem={problem} />
             <button type="submit">Save</button>
           </PostForm>
-          <ActionButton action={`${PATH}/${project.id}/archive`} label={project.archived ? 'Unarchive' : 'Archive'} hidden={{ archived: String(!project.archived) }} />
+          <ActionButton
+            action={`${PATH}/${project.id}/archive`}
+            label={project.archived ? 'Unarchive' : 'Archive'}
+            hidden={{ archived: String(!project.archived) }}
+          />
         </>
       )}
     </>
   );
 }
 
-const projectBody = (form: Form) => ({ name: text(form, 'name'), description: orNull(text(form, 'description')), color: orNull(text(form, 'color')), icon: orNull(text(form, 'icon')) });
+const projectBody = (form: Form) => ({
+  name: text(form, 'name'),
+  description: orNull(text(form, 'description')),
+  color: orNull(text(form, 'color')),
+  icon: orNull(text(form, 'icon')),
+});
 
 /** Projects: browse (archived ones on request), create, edit, archive. */
 export function projectPages(router: Router, { deps, assets }: DashboardApp): void {
@@ -150,7 +169,12 @@ export function projectPages(router: Router, { deps, assets }: DashboardApp): vo
   async function showProject(req: Request, res: Response, extra: { status?: number; values?: Form; problem?: Problem } = {}) {
     const project = await callOperation(getProject, callerOf(req, res, deps), { params: req.params });
     const values = extra.values ?? { name: project.name, description: project.description ?? '', color: project.color ?? '', icon: project.icon ?? '' };
-    renderPage(req, res, assets, { title: project.name, section: 'projects', status: extra.status ?? 200, body: <ProjectBody project={project} values={values} problem={extra.problem} /> });
+    renderPage(req, res, assets, {
+      title: project.name,
+      section: 'projects',
+      status: extra.status ?? 200,
+      body: <ProjectBody project={project} values={values} problem={extra.problem} />,
+    });
   }
 
   router.get('/projects', (req, res) => showList(req, res));

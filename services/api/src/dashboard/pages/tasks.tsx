@@ -45,11 +45,32 @@ function TaskFields({ values, problem, choices, creating }: { values: Form; prob
   return (
     <>
       <TextField name="title" label="Title" required value={text(values, 'title')} problem={problem} />
-      {creating && <SelectField name="projectId" label="Project" required options={projectOptions(choices, { open: true })} value={text(values, 'projectId')} problem={problem} />}
+      {creating && (
+        <SelectField
+          name="projectId"
+          label="Project"
+          required
+          options={projectOptions(choices, { open: true })}
+          value={text(values, 'projectId')}
+          problem={problem}
+        />
+      )}
       <TextArea name="description" label="Description (optional)" value={text(values, 'description')} problem={problem} />
       <SelectField name="status" label="Status" options={optionsOf(Object.values(TaskStatus))} value={text(values, 'status') || 'todo'} problem={problem} />
-      <SelectField name="priority" label="Priority" options={optionsOf(Object.values(Priority))} value={text(values, 'priority') || 'medium'} problem={problem} />
-      <SelectField name="assigneeId" label="Assignee" options={[{ value: '', label: 'Nobody' }, ...memberOptions(choices)]} value={text(values, 'assigneeId')} problem={problem} />
+      <SelectField
+        name="priority"
+        label="Priority"
+        options={optionsOf(Object.values(Priority))}
+        value={text(values, 'priority') || 'medium'}
+        problem={problem}
+      />
+      <SelectField
+        name="assigneeId"
+        label="Assignee"
+        options={[{ value: '', label: 'Nobody' }, ...memberOptions(choices)]}
+        value={text(values, 'assigneeId')}
+        problem={problem}
+      />
       <TextField name="dueDate" type="date" label="Due (optional, UTC)" value={text(values, 'dueDate')} problem={problem} />
     </>
   );
@@ -61,10 +82,18 @@ function TaskTable({ tasks, choices, filters }: { tasks: Envelope<TaskRecord>; c
   return (
     <>
       <form method="get" action={PATH} class="filters" aria-label="Filter tasks">
-        <SelectField id="filter-project" name="projectId" label="Project" options={[any, ...projectOptions(choices, { open: false })]} value={filters.projectId} />
+        <SelectField
+          id="filter-project"
+          name="projectId"
+          label="Project"
+          options={[any, ...projectOptions(choices, { open: false })]}
+          value={filters.projectId}
+        />
         <SelectField id="filter-status" name="status" label="Status" options={[any, ...optionsOf(Object.values(TaskStatus))]} value={filters.status} />
         <SelectField id="filter-priority" name="priority" label="Priority" options={[any, ...optionsOf(Object.values(Priority))]} value={filters.priority} />
-        {choices.members.length > 0 && <SelectField id="filter-assignee" name="assigneeId" label="Assignee" options={[any, ...memberOptions(choices)]} value={filters.assigneeId} />}
+        {choices.members.length > 0 && (
+          <SelectField id="filter-assignee" name="assigneeId" label="Assignee" options={[any, ...memberOptions(choices)]} value={filters.assigneeId} />
+        )}
         <button type="submit" class="secondary">
           Filter
         </button>
@@ -191,7 +220,9 @@ export function taskPages(router: Router, { deps, assets }: DashboardApp): void 
       title: 'Tasks',
       section: 'tasks',
       status: extra.status ?? 200,
-      body: <TasksBody tasks={tasks} choices={choices} filters={kept} values={extra.values ?? { projectId: filters.projectId ?? '' }} problem={extra.problem} />,
+      body: (
+        <TasksBody tasks={tasks} choices={choices} filters={kept} values={extra.values ?? { projectId: filters.projectId ?? '' }} problem={extra.problem} />
+      ),
     });
   }
 
@@ -206,7 +237,12 @@ export function taskPages(router: Router, { deps, assets }: DashboardApp): void 
       assigneeId: task.assigneeId ?? '',
       dueDate: task.dueDate?.slice(0, 10) ?? '',
     };
-    renderPage(req, res, assets, { title: task.title, section: 'tasks', status: extra.status ?? 200, body: <TaskBody task={task} choices={choices} values={values} problem={extra.problem} /> });
+    renderPage(req, res, assets, {
+      title: task.title,
+      section: 'tasks',
+      status: extra.status ?? 200,
+      body: <TaskBody task={task} choices={choices} values={values} problem={extra.problem} />,
+    });
   }
 
   router.get('/tasks', (req, res) => showList(req, res));

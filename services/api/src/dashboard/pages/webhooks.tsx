@@ -75,7 +75,13 @@ function WebhookList({ webhooks, pagination }: { webhooks: WebhookRecord[]; pagi
   );
 }
 
-function WebhooksBody(props: { webhooks: WebhookRecord[]; pagination: { total: number; limit: number; offset: number; hasMore: boolean }; values: Form; problem?: Problem | undefined; created?: { id: string; secret?: string | undefined } }) {
+function WebhooksBody(props: {
+  webhooks: WebhookRecord[];
+  pagination: { total: number; limit: number; offset: number; hasMore: boolean };
+  values: Form;
+  problem?: Problem | undefined;
+  created?: { id: string; secret?: string | undefined };
+}) {
   const can = useCan();
   return (
     <>
@@ -99,13 +105,25 @@ function WebhooksBody(props: { webhooks: WebhookRecord[]; pagination: { total: n
 
 /** Webhooks: subscriptions, each with its health, its delivery log and what can be done with it. */
 export function webhookPages(router: Router, { deps, assets }: DashboardApp): void {
-  async function showList(req: Request, res: Response, extra: { status?: number; values?: Form; problem?: Problem; created?: { id: string; secret?: string | undefined } } = {}) {
+  async function showList(
+    req: Request,
+    res: Response,
+    extra: { status?: number; values?: Form; problem?: Problem; created?: { id: string; secret?: string | undefined } } = {},
+  ) {
     const webhooks = await callOperation(listWebhooks, callerOf(req, res, deps), { query: queryOf(req, ['offset']) });
     renderPage(req, res, assets, {
       title: 'Webhooks',
       section: 'webhooks',
       status: extra.status ?? 200,
-      body: <WebhooksBody webhooks={webhooks.data} pagination={webhooks.pagination} values={extra.values ?? { events: ['*'] }} problem={extra.problem} created={extra.created} />,
+      body: (
+        <WebhooksBody
+          webhooks={webhooks.data}
+          pagination={webhooks.pagination}
+          values={extra.values ?? { events: ['*'] }}
+          problem={extra.problem}
+          created={extra.created}
+        />
+      ),
     });
   }
 
@@ -118,7 +136,8 @@ export function webhookPages(router: Router, { deps, assets }: DashboardApp): vo
       callOperation(getWebhookStats, caller, { params }),
       callOperation(listDeliveries, caller, { params, query: filters }),
     ]);
-    const editing = extra.problem?.form === 'edit' ? (extra.values ?? {}) : { url: webhook.url, description: webhook.description ?? '', events: webhook.events };
+    const editing =
+      extra.problem?.form === 'edit' ? (extra.values ?? {}) : { url: webhook.url, description: webhook.description ?? '', events: webhook.events };
     const can = caller.tenant.permissions.has('webhooks:write');
     renderPage(req, res, assets, {
       title: webhook.description || 'Subscription',
@@ -203,7 +222,10 @@ export function webhookPages(router: Router, { deps, assets }: DashboardApp): vo
   router.post(
     '/webhooks/:webhookId/recover',
     onWebhookForm('recover', async (req, res, values) => {
-      const { recovered } = await callOperation(recover, callerOf(req, res, deps), { params: req.params, body: { since: utcTimestamp(text(values, 'since')) } });
+      const { recovered } = await callOperation(recover, callerOf(req, res, deps), {
+        params: req.params,
+        body: { since: utcTimestamp(text(values, 'since')) },
+      });
       redirectDone(res, `${PATH}/${req.params.webhookId}`, 'recovered', recovered);
     }),
   );

@@ -7,7 +7,13 @@ const fieldId = (name: string) => `f-${name}`;
 
 /** UTC, to the second, in a <time> element. */
 export function Time({ value }: { value: string | null }) {
-  if (!value) return <span aria-label="never">—</span>;
+  if (!value)
+    return (
+      <span>
+        <span aria-hidden="true">—</span>
+        <span class="visually-hidden">never</span>
+      </span>
+    );
   return <time dateTime={value}>{value.slice(0, 19).replace('T', ' ')} UTC</time>;
 }
 
@@ -16,7 +22,19 @@ export function Badge({ value }: { value: string }) {
 }
 
 /** A POST form with the session's CSRF token; `confirm` asks first (when scripts run). */
-export function PostForm({ action, confirm, class: className, children, label }: { action: string; confirm?: string; class?: string; children: ComponentChildren; label?: string }) {
+export function PostForm({
+  action,
+  confirm,
+  class: className,
+  children,
+  label,
+}: {
+  action: string;
+  confirm?: string;
+  class?: string;
+  children: ComponentChildren;
+  label?: string;
+}) {
   const { csrfToken } = usePage();
   return (
     <form method="post" action={action} class={className} data-confirm={confirm} aria-label={label}>
@@ -27,7 +45,21 @@ export function PostForm({ action, confirm, class: className, children, label }:
 }
 
 /** One button that posts to an action; `name` is what a screen reader says when the visible label alone is ambiguous (in a table). */
-export function ActionButton({ action, label, name, confirm, danger, hidden }: { action: string; label: string; name?: string; confirm?: string; danger?: boolean; hidden?: Record<string, string> }) {
+export function ActionButton({
+  action,
+  label,
+  name,
+  confirm,
+  danger,
+  hidden,
+}: {
+  action: string;
+  label: string;
+  name?: string;
+  confirm?: string;
+  danger?: boolean;
+  hidden?: Record<string, string>;
+}) {
   return (
     <PostForm action={action} confirm={confirm} class="inline">
       {Object.entries(hidden ?? {}).map(([field, value]) => (
@@ -136,7 +168,21 @@ export function SelectField(props: FieldProps & { options: Option[]; value?: str
 }
 
 /** A group of checkboxes sending every checked value under one name. */
-export function Checkboxes({ name, legend, hint, options, checked, problem }: { name: string; legend: string; hint?: string; options: Option[]; checked: readonly string[]; problem?: Problem | undefined }) {
+export function Checkboxes({
+  name,
+  legend,
+  hint,
+  options,
+  checked,
+  problem,
+}: {
+  name: string;
+  legend: string;
+  hint?: string;
+  options: Option[];
+  checked: readonly string[];
+  problem?: Problem | undefined;
+}) {
   const error = problem?.param === name ? problem.message : undefined;
   return (
     <fieldset id={fieldId(name)} class={error ? 'field field-error checkboxes' : 'field checkboxes'} tabIndex={-1}>
@@ -171,7 +217,15 @@ export function ShownOnce({ id, label, value }: { id: string; label: string; val
 }
 
 /** Previous and next links of a list, keeping its filters. */
-export function Pager({ path, query, pagination }: { path: string; query: Record<string, string | undefined>; pagination: { total: number; limit: number; offset: number; hasMore: boolean } }) {
+export function Pager({
+  path,
+  query,
+  pagination,
+}: {
+  path: string;
+  query: Record<string, string | undefined>;
+  pagination: { total: number; limit: number; offset: number; hasMore: boolean };
+}) {
   const { total, limit, offset, hasMore } = pagination;
   const link = (to: number) => {
     const params = new URLSearchParams();

@@ -36,7 +36,17 @@ function ModeSwitch({ section }: { section: Section | null }) {
 }
 
 /** Every signed-in page: who and where, the sections this role may see, the mode, and the page. */
-export function Layout({ title, section, notice, children }: { title: string; section: Section | null; notice?: string | undefined; children: ComponentChildren }) {
+export function Layout({
+  title,
+  section,
+  notice,
+  children,
+}: {
+  title: string;
+  section: Section | null;
+  notice?: string | undefined;
+  children: ComponentChildren;
+}) {
   const { session, permissions, assets } = usePage();
   const can: Can = (permission) => permissions.has(permission);
   return (

@@ -16,7 +16,10 @@ export interface PageSpec {
 }
 
 function send(res: Response, status: number, page: VNode): void {
-  res.status(status).type('html').send(`<!doctype html>${renderToString(page)}`);
+  res
+    .status(status)
+    .type('html')
+    .send(`<!doctype html>${renderToString(page)}`);
 }
 
 /** A signed-in page: the layout around the body, with the session's context for its components. */

@@ -91,7 +91,17 @@ export function StatsPanel({ stats }: { stats: WebhookStats }) {
 }
 
 /** Send a test, re-enable or disable, recover, rotate the secret, delete: what webhooks:write allows. */
-export function WebhookActions({ webhook, problem, values, recoverSince }: { webhook: WebhookRecord; problem?: WebhookPageProblem | undefined; values: Form; recoverSince: string }) {
+export function WebhookActions({
+  webhook,
+  problem,
+  values,
+  recoverSince,
+}: {
+  webhook: WebhookRecord;
+  problem?: WebhookPageProblem | undefined;
+  values: Form;
+  recoverSince: string;
+}) {
   const path = pathOf(webhook);
   return (
     <section aria-labelledby="actions-title" class="actions">
@@ -128,7 +138,12 @@ export function WebhookActions({ webhook, problem, values, recoverSince }: { web
             />
             <button type="submit">Recover</button>
           </PostForm>
-          <ActionButton action={`${path}/status`} label="Disable" hidden={{ status: 'disabled' }} confirm="Disable this subscription? It gets no deliveries until re-enabled." />
+          <ActionButton
+            action={`${path}/status`}
+            label="Disable"
+            hidden={{ status: 'disabled' }}
+            confirm="Disable this subscription? It gets no deliveries until re-enabled."
+          />
         </>
       )}
       <PostForm action={`${path}/secret`} label="Rotate the secret">
@@ -159,14 +174,28 @@ export function EditWebhookForm({ webhook, values, problem }: { webhook: Webhook
   );
 }
 
-export function DeliveryLog({ webhook, deliveries, filters }: { webhook: WebhookRecord; deliveries: Envelope<DeliveryRecord>; filters: Record<string, string> }) {
+export function DeliveryLog({
+  webhook,
+  deliveries,
+  filters,
+}: {
+  webhook: WebhookRecord;
+  deliveries: Envelope<DeliveryRecord>;
+  filters: Record<string, string>;
+}) {
   const path = pathOf(webhook);
   const can = useCan();
   return (
     <section aria-labelledby="log-title">
       <h2 id="log-title">Delivery log</h2>
       <form method="get" action={path} class="filters" aria-label="Filter the delivery log">
-        <SelectField id="filter-status" name="status" label="Status" options={[{ value: '', label: 'Any' }, ...optionsOf(Object.values(DeliveryStatus))]} value={filters.status} />
+        <SelectField
+          id="filter-status"
+          name="status"
+          label="Status"
+          options={[{ value: '', label: 'Any' }, ...optionsOf(Object.values(DeliveryStatus))]}
+          value={filters.status}
+        />
         <SelectField id="filter-event" name="event" label="Event" options={[{ value: '', label: 'Any' }, ...optionsOf(EVENT_TYPES)]} value={filters.event} />
         <button type="submit" class="secondary">
           Filter
