@@ -59,6 +59,17 @@ describe('docker-compose.yml', () => {
   });
 });
 
+describe('the documented settings', () => {
+  it('lists every setting the services read in .env.example and in the README', () => {
+    const example = readFileSync(path.join(repoRoot, '.env.example'), 'utf8');
+    const readme = readFileSync(path.join(repoRoot, 'README.md'), 'utf8');
+    for (const setting of settings) {
+      expect({ setting, inEnvExample: new RegExp(`^#? ?${setting}=`, 'm').test(example) }).toEqual({ setting, inEnvExample: true });
+      expect({ setting, inReadme: readme.includes(`\`${setting}\``) }).toEqual({ setting, inReadme: true });
+    }
+  });
+});
+
 describe('the production image', () => {
   /** What the Dockerfile's final stage copies from the build stage, laid out as it would be. */
   let image: string;
