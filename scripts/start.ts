@@ -35,6 +35,8 @@ function printSummary(store: EmbeddedS3 | null): void {
   const healthUrl = `http://${worker.healthHost}:${worker.healthPort}`;
   const rows = [
     ['API', `${apiUrl}/v1`],
+    ['API reference', `${apiUrl}/docs (document: ${apiUrl}/v1/openapi.json)`],
+    ['dashboard', `${apiUrl}/dashboard (sign in: pnpm cli dashboard-link --email EMAIL)`],
     ['API health, metrics', `${apiUrl}/readyz, ${apiUrl}/metrics`],
     ['worker health, metrics', `${healthUrl}/readyz, ${healthUrl}/metrics`],
     ['queue dashboard', `${healthUrl}/queues${worker.queueDashboardToken ? ' (QUEUE_DASHBOARD_TOKEN)' : ' (read-only)'}`],
