@@ -1,0 +1,121 @@
+// Webhook deliveries: worktrack's worker (fan-out to 2 subscriptions, claim, sign, POST, record)
+// against a bare BullMQ job loop that signs and POSTs the same body with undici, same receiver.
+import { Queue } from 'bullmq';
+import IORedis from 'ioredis';
+import type { Client } from 'pg';
+import { request } from 'undici';
+import { newId } from '@worktrack/db';
+import { createRedisConnection, JobScheduler } from '../packages/queue/src';
+import { startChild } from './children';
+import type { CpuUse } from './proc-cpu';
+import { paced, percentile, startReceiver, type Receiver } from './receiver';
+import { printTable, type Measured } from './table';
+
+export interface WebhookBench {
+  /** worktrack's base URL and the hooks organization's headers. */
+  base: string;
+  headers: Record<string, string>;
+  seconds: number;
+  /** Events fanned out in the saturated run (each makes 2 deliveries). */
+  events: number;
+  workerPid: number;
+  redisUrl: string;
+  redisPrefix: string;
+  pg: Client;
+  organization: { id: string; userId: string };
+  cpu(pids: number[]): Promise<{ stop(): Promise<CpuUse> }>;
+}
+
+const SUBSCRIPTIONS = 2;
+const SECRET = 'bench-secret-value';
+const BASELINE_QUEUE = 'bench-baseline-deliveries';
+const CHUNK = 1_000;
+
+function taskRecord(projectId: string, creatorId: string) {
+  const now = new Date().toISOString();
+  return {
+    id: newId('task'), title: 'Benchmark task', description: 'x'.repeat(200), status: 'todo', priority: 'high', projectId,
+    assigneeId: null, creatorId, dueDate: null, customFields: {}, createdAt: now, updatedAt: now,
+  };
+}
+
+async function inChunks<T>(items: T[], add: (chunk: T[]) => Promise<unknown>): Promise<void> {
+  for (let i = 0; i < items.length; i += CHUNK) await add(items.slice(i, i + CHUNK));
+}
+
+async function drain(receiver: Receiver, label: string, count: number, pids: number[], bench: WebhookBench, produce: () => Promise<void>): Promise<Measured> {
+  receiver.arrivals.length = 0;
+  const window = await bench.cpu(pids);
+  const started = Date.now();
+  await produce();
+  await receiver.waitFor(count);
+  const seconds = (Math.max(...receiver.arrivals.map((a) => a.at)) - started) / 1000;
+  return { label, count, seconds, cpu: await window.stop() };
+}
+
+async function atRate(receiver: Receiver, label: string, perSecond: number, pids: number[], bench: WebhookBench, send: () => Promise<void>, deliveriesPerSend: number): Promise<Measured> {
+  receiver.arrivals.length = 0;
+  const window = await bench.cpu(pids);
+  const started = Date.now();
+  await paced(perSecond, bench.seconds, send);
+  const count = Math.round(perSecond * bench.seconds) * deliveriesPerSend;
+  await receiver.waitFor(count);
+  const latencies = receiver.arrivals.map((a) => a.latencyMs);
+  const seconds = (Date.now() - started) / 1000;
+  return { label, count, seconds, p50Ms: percentile(latencies, 50), p99Ms: percentile(latencies, 99), cpu: await window.stop() };
+}
+
+export async function benchWebhooks(bench: WebhookBench): Promise<void> {
+  const receiver = await startReceiver();
+  const producer = createRedisConnection(bench.redisUrl, 'worker', 'bench-producer');
+  const jobs = new JobScheduler(producer, bench.redisPrefix, (err) => console.error(err));
+  const baselineConnection = new IORedis(bench.redisUrl, { maxRetriesPerRequest: null });
+  const baselineQueue = new Queue(BASELINE_QUEUE, { connection: baselineConnection, prefix: 'bench' });
+  const baseline = await startChild('baseline-deliveries.ts', { BENCH_QUEUE: BASELINE_QUEUE, BENCH_PREFIX: 'bench', BENCH_RECEIVER: receiver.url, BENCH_SECRET: SECRET });
+  const api = async (path: string, body: object) => {
+    const res = await request(`${bench.base}${path}`, { method: 'POST', headers: bench.headers, body: JSON.stringify(body) });
+    if (res.statusCode >= 300) throw new Error(`POST ${path}: ${res.statusCode} ${await res.body.text()}`);
+    return (await res.body.json()) as { id: string };
+  };
+  try {
+    for (let i = 0; i < SUBSCRIPTIONS; i++) await api('/v1/webhooks', { url: receiver.url, events: ['task.created'], secret: SECRET });
+    const project = await api('/v1/projects', { name: 'Hooks' });
+    const deliveries = bench.events * SUBSCRIPTIONS;
+    const deliveryBody = () =>
+      JSON.stringify({ event: 'task.created', timestamp: new Date().toISOString(), webhookId: newId('webhook'), deliveryId: newId('delivery'), data: taskRecord(project.id, bench.organization.userId), organization: { id: bench.organization.id, name: 'Bench hooks' } });
+
+    const bare = await drain(receiver, 'bare BullMQ + undici', deliveries, [baseline.pid], bench, () =>
+      inChunks(Array.from({ length: deliveries }, deliveryBody), (bodies) => baselineQueue.addBulk(bodies.map((body) => ({ name: 'deliver', data: { body } })))),
+    );
+    // The events as create-task.ts writes and publishes them, minus the HTTP request: this measures the worker.
+    const eventIds = Array.from({ length: bench.events }, () => newId('event'));
+    await bench.pg.query(
+      `INSERT INTO "OutboxEvent" (id, "organizationId", mode, type, data, "createdAt")
+       SELECT id, $1, 'live', 'task.created', $2::jsonb, now() FROM unnest($3::text[]) AS id`,
+      [bench.organization.id, JSON.stringify(taskRecord(project.id, bench.organization.userId)), eventIds],
+    );
+    const worktrack = await drain(receiver, 'worktrack', deliveries, [bench.workerPid], bench, () => inChunks(eventIds, (ids) => jobs.publishEvents(ids)));
+    printTable(`Webhook deliveries (${bench.events.toLocaleString('en-US')} events x ${SUBSCRIPTIONS} subscriptions, saturated)`, 'delivery', worktrack, bare, [
+      'worktrack: outbox events published as the API does, then the worker: fan-out, claim, sign, POST, record. Baseline: jobs added with addBulk, each signing and POSTing its body.',
+    ]);
+
+    const rate = Math.max(SUBSCRIPTIONS, Math.round(worktrack.count / worktrack.seconds / 2));
+    const createTask = { title: 'Benchmark task', projectId: project.id, priority: 'high', description: 'x'.repeat(200) };
+    const pacedWorktrack = await atRate(receiver, 'worktrack (event commit to receiver)', rate / SUBSCRIPTIONS, [bench.workerPid], bench, async () => {
+      await api('/v1/tasks', createTask);
+    }, SUBSCRIPTIONS);
+    const pacedBare = await atRate(receiver, 'bare BullMQ + undici (add to receiver)', rate, [baseline.pid], bench, async () => {
+      await baselineQueue.add('deliver', { body: deliveryBody() });
+    }, 1);
+    printTable(`Event to receiver at half the saturated rate (${rate.toLocaleString('en-US')} deliveries/s for ${bench.seconds} s)`, 'delivery', pacedWorktrack, pacedBare, [
+      'worktrack: tasks created through POST /v1/tasks; latency from the event\'s commit time (its body\'s timestamp) to arrival. CPU: the worker and its Postgres backends.',
+    ]);
+  } finally {
+    await baseline.stop();
+    await baselineQueue.obliterate({ force: true });
+    await Promise.all([baselineQueue.close(), jobs.close()]);
+    baselineConnection.disconnect();
+    producer.disconnect();
+    receiver.close();
+  }
+}
