@@ -35,7 +35,7 @@ export function createApp(deps: AppDeps): express.Express {
 
   const v1 = Router();
   mountPublicRoutes(v1, deps, publicRoutes);
-  v1.use(authenticate(deps.db, new FailedAuthThrottle(deps.config.authFailuresPerMinute)));
+  v1.use(authenticate(deps.db, deps.keyCache, new FailedAuthThrottle(deps.config.authFailuresPerMinute)));
   v1.use(dailyQuotaLimiter(deps.redis, deps.config.redisPrefix, deps.logger));
   v1.use(jsonBody);
   mountRoutes(v1, deps, apiRoutes);

@@ -6,6 +6,9 @@ import { createMetricsRegistry, registerBacklogGauges } from '@worktrack/metrics
 import { createRedisConnection, JobScheduler } from '@worktrack/queue';
 import { createObjectStore } from '@worktrack/storage';
 import { createApp } from './app';
+import type { ResolvedKey } from './http/auth';
+import { KEY_CACHE_LIFETIME_MS, KeyCache } from './http/key-cache';
+import { KeyRevocations } from './http/key-revocations';
 import { createApiServer } from './server';
 
 export interface RunningApi {
@@ -22,7 +25,10 @@ export async function startApi(config: ApiConfig, logger: Logger): Promise<Runni
   const db = createDb(config.databaseUrl);
   const redis = createRedisConnection(config.redisUrl, 'producer', 'api');
   const producer = createRedisConnection(config.redisUrl, 'producer', 'api-producer');
+  const subscriber = createRedisConnection(config.redisUrl, 'subscriber', 'api-subscriber');
   const jobs = new JobScheduler(producer, config.redisPrefix, (err) => logger.warn({ err }, 'queue unavailable'));
+  const keyCache = new KeyCache<ResolvedKey>(KEY_CACHE_LIFETIME_MS);
+  const keyRevocations = new KeyRevocations(keyCache, redis, subscriber, config.redisPrefix, logger);
   const store = createObjectStore(config.s3);
   await store
     .ensureBucket()
@@ -36,7 +42,7 @@ export async function startApi(config: ApiConfig, logger: Logger): Promise<Runni
   });
 
   let draining = false;
-  const app = createApp({ config, db, redis, jobs, logger, store, metrics, draining: () => draining });
+  const app = createApp({ config, db, redis, jobs, keyCache, keyRevocations, logger, store, metrics, draining: () => draining });
   const server = createApiServer(app).listen(config.port, config.host);
   await Promise.race([once(server, 'listening'), once(server, 'error').then(([err]) => Promise.reject(err as Error))]);
   const { port } = server.address() as AddressInfo;
@@ -53,6 +59,7 @@ export async function startApi(config: ApiConfig, logger: Logger): Promise<Runni
       store.close();
       redis.disconnect();
       producer.disconnect();
+      subscriber.disconnect();
       await db.$disconnect();
     },
   };

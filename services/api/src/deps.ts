@@ -4,6 +4,9 @@ import type { Db } from '@worktrack/db';
 import type { JobScheduler } from '@worktrack/queue';
 import type { Registry } from '@worktrack/metrics';
 import type { ObjectStore } from '@worktrack/storage';
+import type { ResolvedKey } from './http/auth';
+import type { KeyCache } from './http/key-cache';
+import type { KeyRevocations } from './http/key-revocations';
 
 /** Everything the API's routes need, built once by main.ts (or by the test harness). */
 export interface AppDeps {
@@ -13,6 +16,10 @@ export interface AppDeps {
   redis: Redis;
   /** Publishes events and schedules deliveries (fail-fast connection; the outbox covers outages). */
   jobs: JobScheduler;
+  /** What API keys resolved to, kept briefly in process. */
+  keyCache: KeyCache<ResolvedKey>;
+  /** Makes every replica forget an organization's cached keys after a revocation or membership change. */
+  keyRevocations: KeyRevocations;
   logger: Logger;
   /** Uploaded files' bytes (S3, MinIO or the embedded store). */
   store: ObjectStore;

@@ -3,6 +3,7 @@ import type { Request, RequestHandler } from 'express';
 import type { Db, Mode, Plan, Role } from '@worktrack/db';
 import type { FailedAuthThrottle } from './auth-throttle';
 import { ApiError } from './errors';
+import type { KeyCache } from './key-cache';
 import { effectivePermissions, type Permission } from './permissions';
 
 export interface Tenant {
@@ -42,7 +43,11 @@ interface KeyRow {
   mode: Mode;
   permissions: string[];
   role: Role;
+  expiresAt: Date | null;
 }
+
+/** The tenant a key resolves to, as the key cache keeps it until the key expires. */
+export type ResolvedKey = Tenant & { expiresAt: Date | null };
 
 const unauthenticated = (message: string) => new ApiError('unauthenticated', message);
 
@@ -55,11 +60,27 @@ export function bearerKey(req: Request): string {
   return key;
 }
 
+/** The key's tenant in one query; undefined for a revoked or expired key, or one whose user is no longer a member. */
+async function resolveKey(db: Db, hash: string): Promise<ResolvedKey | undefined> {
+  const rows = await db.$queryRaw<KeyRow[]>`
+    SELECT k.id AS "keyId", k."organizationId", o.name AS "organizationName", o.plan::text AS plan,
+           o."dailyQuota", k."userId", k.mode::text AS mode, k.permissions, m.role::text AS role, k."expiresAt"
+    FROM "ApiKey" k
+    JOIN "Organization" o ON o.id = k."organizationId"
+    JOIN "Membership" m ON m."organizationId" = k."organizationId" AND m."userId" = k."userId"
+    WHERE k.hash = ${hash}
+      AND k."revokedAt" IS NULL
+      AND (k."expiresAt" IS NULL OR k."expiresAt" > now())`;
+  const row = rows[0];
+  return row && { ...row, permissions: effectivePermissions(row.permissions, row.role, row.mode) };
+}
+
 /**
- * Resolves the bearer key to its tenant in one query. A revoked or expired key, or one whose
- * user is no longer a member, is indistinguishable from an unknown key.
+ * Resolves the bearer key to its tenant, through the key cache (a query when it does not hold the
+ * key). A revoked or expired key, or one whose user is no longer a member, is indistinguishable
+ * from an unknown key.
  */
-export function authenticate(db: Db, throttle: FailedAuthThrottle): RequestHandler {
+export function authenticate(db: Db, keys: KeyCache<ResolvedKey>, throttle: FailedAuthThrottle): RequestHandler {
   return async (req, res, next) => {
     const key = bearerKey(req);
     const address = req.ip ?? 'unknown';
@@ -68,21 +89,13 @@ export function authenticate(db: Db, throttle: FailedAuthThrottle): RequestHandl
       res.setHeader('Retry-After', String(retryAfter));
       throw new ApiError('rate_limited', 'Too many unknown API keys from this address; retry later');
     }
-    const rows = await db.$queryRaw<KeyRow[]>`
-      SELECT k.id AS "keyId", k."organizationId", o.name AS "organizationName", o.plan::text AS plan,
-             o."dailyQuota", k."userId", k.mode::text AS mode, k.permissions, m.role::text AS role
-      FROM "ApiKey" k
-      JOIN "Organization" o ON o.id = k."organizationId"
-      JOIN "Membership" m ON m."organizationId" = k."organizationId" AND m."userId" = k."userId"
-      WHERE k.hash = ${hashApiKey(key)}
-        AND k."revokedAt" IS NULL
-        AND (k."expiresAt" IS NULL OR k."expiresAt" > now())`;
-    const row = rows[0];
-    if (!row) {
+    const hash = hashApiKey(key);
+    const tenant = await keys.get(hash, () => resolveKey(db, hash));
+    if (!tenant) {
       throttle.recordFailure(address);
       throw unauthenticated('Invalid API key');
     }
-    req.tenant = { ...row, permissions: effectivePermissions(row.permissions, row.role, row.mode) };
+    req.tenant = tenant;
     next();
   };
 }

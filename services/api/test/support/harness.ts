@@ -7,6 +7,9 @@ import { createDb, newId, type Db, type Mode, type Plan, type Role } from '@work
 import { createRedisConnection, JobScheduler } from '@worktrack/queue';
 import { createObjectStore } from '@worktrack/storage';
 import { createApp } from '../../src/app';
+import type { ResolvedKey } from '../../src/http/auth';
+import { KEY_CACHE_LIFETIME_MS, KeyCache } from '../../src/http/key-cache';
+import { KeyRevocations } from '../../src/http/key-revocations';
 import type { OpenApiDocument } from '../../src/openapi/document';
 import { Conformance } from './conformance';
 import type { AppDeps } from '../../src/deps';
@@ -22,16 +25,23 @@ export interface Harness {
 
 /**
  * The app in-process against the real Postgres (the run's database) and Redis, under a Redis
- * prefix of its own so test files never share counters, idempotency records or queues.
+ * prefix of its own so test files never share counters, idempotency records or queues. Two
+ * harnesses given the same REDIS_PREFIX are two replicas: each has its own key cache.
  */
-export function createHarness(overrides: NodeJS.ProcessEnv = {}, { logger = createLogger('silent', 'test') }: { logger?: Logger } = {}): Harness {
+export function createHarness(
+  overrides: NodeJS.ProcessEnv = {},
+  { logger = createLogger('silent', 'test'), keyCacheLifetimeMs = KEY_CACHE_LIFETIME_MS }: { logger?: Logger; keyCacheLifetimeMs?: number } = {},
+): Harness {
   const config = loadApiConfig({ ...process.env, REDIS_PREFIX: `wt-test-${randomUUID().slice(0, 8)}`, ...overrides });
   const db = createDb(config.databaseUrl, { poolSize: 5 });
   const redis = createRedisConnection(config.redisUrl, 'producer', 'test-api');
   const producer = createRedisConnection(config.redisUrl, 'producer', 'test-producer');
+  const subscriber = createRedisConnection(config.redisUrl, 'subscriber', 'test-subscriber');
   const jobs = new JobScheduler(producer, config.redisPrefix, () => undefined);
   const store = createObjectStore(config.s3);
-  const deps: AppDeps = { config, db, redis, jobs, logger, store, metrics: createMetricsRegistry(), draining: () => false };
+  const keyCache = new KeyCache<ResolvedKey>(keyCacheLifetimeMs);
+  const keyRevocations = new KeyRevocations(keyCache, redis, subscriber, config.redisPrefix, logger);
+  const deps: AppDeps = { config, db, redis, jobs, keyCache, keyRevocations, logger, store, metrics: createMetricsRegistry(), draining: () => false };
   return {
     app: createApp(deps),
     deps,
@@ -41,6 +51,7 @@ export function createHarness(overrides: NodeJS.ProcessEnv = {}, { logger = crea
       store.close();
       redis.disconnect();
       producer.disconnect();
+      subscriber.disconnect();
       await db.$disconnect();
     },
   };

@@ -20,6 +20,7 @@ export const revokeApiKey = defineRoute({
       data: { revokedAt: new Date() },
     });
     if (count === 0) throw notFound('keyId', 'No such API key');
+    deps.keyRevocations.announce(tenant.organizationId);
     return undefined;
   },
 });

@@ -23,8 +23,8 @@ export const removeMember = defineRoute({
   errors: ['not_found', 'conflict'],
   status: 204,
   response: null,
-  handler: ({ params, tenant, deps }) =>
-    commitWithEvents(deps, memberEventScope(tenant.organizationId), async (tx) => {
+  handler: async ({ params, tenant, deps }) => {
+    await commitWithEvents(deps, memberEventScope(tenant.organizationId), async (tx) => {
       const existing = await lockMember(tx, tenant.organizationId, params.userId);
       if (existing.role === 'admin') await assertNotLastAdmin(tx, tenant.organizationId);
       await tx.membership.delete({ where: memberKey(existing.organizationId, existing.userId) });
@@ -36,5 +36,8 @@ export const removeMember = defineRoute({
       await tx.dashboardSession.deleteMany({ where: { organizationId: tenant.organizationId, userId: params.userId } });
       await tx.dashboardLink.deleteMany({ where: { organizationId: tenant.organizationId, userId: params.userId } });
       return { result: undefined, events: [events.memberRemoved(toMemberRecord(existing))] };
-    }),
+    });
+    deps.keyRevocations.announce(tenant.organizationId);
+    return undefined;
+  },
 });
