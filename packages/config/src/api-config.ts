@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import Joi from 'joi';
 import { commonEnv, commonSettings, parseEnv, type CommonSettings } from './env';
 
@@ -22,6 +23,10 @@ export interface ApiConfig extends CommonSettings {
   trustProxy: boolean | number | string;
   /** On SIGTERM, how long /readyz answers 503 before the server stops accepting connections. */
   drainDelayMs: number;
+  /** Seals list cursors; the same on every replica, or a cursor from one is refused by another. */
+  cursorSecret: string;
+  /** CURSOR_SECRET was unset (outside production): a secret made at boot, so cursors die with the process. */
+  cursorSecretEphemeral: boolean;
   s3: S3Settings;
   /** Set when no S3_ENDPOINT is given: `pnpm start` then runs this embedded store and `s3` points at it. */
   s3Embedded: { port: number; directory: string } | null;
@@ -40,6 +45,11 @@ export const apiEnvSchema = Joi.object({
   AUTH_FAILURES_PER_MINUTE: Joi.number().integer().min(1).default(100),
   DRAIN_DELAY_MS: Joi.number().integer().min(0).default(0),
   TRUST_PROXY: Joi.alternatives(Joi.boolean(), Joi.number().integer().min(0), Joi.string()).default(false),
+  NODE_ENV: Joi.string(),
+  CURSOR_SECRET: Joi.string()
+    .min(32)
+    .when('NODE_ENV', { is: 'production', then: Joi.required() })
+    .messages({ 'any.required': 'CURSOR_SECRET is required in production (NODE_ENV=production): 32 or more random characters, the same on every API replica' }),
   S3_ENDPOINT: Joi.string().uri(),
   S3_PUBLIC_ENDPOINT: Joi.string().uri(),
   S3_REGION: Joi.string().default('us-east-1'),
@@ -62,6 +72,8 @@ export function loadApiConfig(env: NodeJS.ProcessEnv = process.env): ApiConfig {
     authFailuresPerMinute: e.AUTH_FAILURES_PER_MINUTE,
     trustProxy: e.TRUST_PROXY,
     drainDelayMs: e.DRAIN_DELAY_MS,
+    cursorSecret: e.CURSOR_SECRET ?? randomBytes(32).toString('base64url'),
+    cursorSecretEphemeral: e.CURSOR_SECRET === undefined,
     s3: s3Settings(e),
     s3Embedded: e.S3_ENDPOINT ? null : { port: e.S3_EMBEDDED_PORT, directory: e.S3_EMBEDDED_DIR },
   };

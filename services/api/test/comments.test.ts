@@ -57,13 +57,13 @@ describe('GET /v1/tasks/{taskId}/comments', () => {
     const res = await as(h.app, org.liveKey).get(`/v1/tasks/${thread}/comments`);
     expect(res.status).toBe(200);
     expect(res.body.data.map((c: { id: string }) => c.id)).toEqual(oldestFirst);
-    expect(res.body.pagination).toEqual({ total: 3, limit: 50, offset: 0, hasMore: false });
+    expect(res.body.pagination).toEqual({ total: 3, limit: 50, offset: 0, hasMore: false, nextCursor: null });
   });
 
   it('pages with limit and offset', async () => {
     const res = await as(h.app, org.liveKey).get(`/v1/tasks/${thread}/comments?limit=1&offset=1`);
     expect(res.body.data.map((c: { id: string }) => c.id)).toEqual([oldestFirst[1]]);
-    expect(res.body.pagination).toEqual({ total: 3, limit: 1, offset: 1, hasMore: true });
+    expect(res.body.pagination).toEqual({ total: 3, limit: 1, offset: 1, hasMore: true, nextCursor: expect.any(String) });
   });
 
   it('answers 404 naming taskId for an unknown task', async () => {

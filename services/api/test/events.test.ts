@@ -74,7 +74,7 @@ describe('GET /v1/events', () => {
     const res = await as(h.app, owner.liveKey).get('/v1/events');
     expect(res.status).toBe(200);
     expect(ids(res)).toEqual([...live].reverse());
-    expect(res.body.pagination).toEqual({ total: 3, limit: 50, offset: 0, hasMore: false });
+    expect(res.body.pagination).toEqual({ total: 3, limit: 50, offset: 0, hasMore: false, nextCursor: null });
     expect(res.body.data[2]).toEqual({ id: live[0], type: 'task.created', createdAt: expect.any(String), data: { id: 'tsk_x', title: 'X' } });
   });
 
@@ -84,7 +84,7 @@ describe('GET /v1/events', () => {
     expect(ids(await as(h.app, owner.liveKey).get(`/v1/events?createdSince=${second.createdAt.toISOString()}`))).toEqual([live[2], live[1]]);
     const page = await as(h.app, owner.liveKey).get('/v1/events?limit=1&offset=1');
     expect(ids(page)).toEqual([live[1]]);
-    expect(page.body.pagination).toEqual({ total: 3, limit: 1, offset: 1, hasMore: true });
+    expect(page.body.pagination).toEqual({ total: 3, limit: 1, offset: 1, hasMore: true, nextCursor: expect.any(String) });
   });
 
   it('keeps to 30 days even when createdSince reaches further back', async () => {

@@ -161,13 +161,13 @@ describe('GET /v1/files', () => {
     expect(res.status).toBe(200);
     expect(res.body.data.map((f: { id: string }) => f.id)).toEqual([...ids].reverse());
     expect(res.body.data[0]).toEqual((await as(h.app, org.liveKey).get(`/v1/files/${ids[2]}`)).body);
-    expect(res.body.pagination).toEqual({ total: 3, limit: 50, offset: 0, hasMore: false });
+    expect(res.body.pagination).toEqual({ total: 3, limit: 50, offset: 0, hasMore: false, nextCursor: null });
   });
 
   it('pages with limit and offset', async () => {
     const res = await as(h.app, org.liveKey).get(`/v1/files?projectId=${listProject}&limit=1&offset=1`);
     expect(res.body.data.map((f: { id: string }) => f.id)).toEqual([ids[1]]);
-    expect(res.body.pagination).toEqual({ total: 3, limit: 1, offset: 1, hasMore: true });
+    expect(res.body.pagination).toEqual({ total: 3, limit: 1, offset: 1, hasMore: true, nextCursor: expect.any(String) });
   });
 
   it.each([

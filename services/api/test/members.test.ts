@@ -63,7 +63,7 @@ describe('GET /v1/members', () => {
   it('lists the members in the pagination envelope with exactly the member record', async () => {
     const res = await as(h.app, owner.liveKey).get('/v1/members');
     expect(res.status).toBe(200);
-    expect(res.body.pagination).toEqual({ total: 3, limit: 50, offset: 0, hasMore: false });
+    expect(res.body.pagination).toEqual({ total: 3, limit: 50, offset: 0, hasMore: false, nextCursor: null });
     expect(res.body.data).toEqual(
       expect.arrayContaining([
         { id: owner.user.id, email: owner.user.email, name: null, role: 'admin', joinedAt: expect.stringMatching(ISO) },
@@ -77,7 +77,7 @@ describe('GET /v1/members', () => {
     const all = (await as(h.app, owner.liveKey).get('/v1/members')).body.data.map((m: { id: string }) => m.id);
     const page = await as(h.app, owner.liveKey).get('/v1/members?limit=1&offset=1');
     expect(page.body.data.map((m: { id: string }) => m.id)).toEqual([all[1]]);
-    expect(page.body.pagination).toEqual({ total: 3, limit: 1, offset: 1, hasMore: true });
+    expect(page.body.pagination).toEqual({ total: 3, limit: 1, offset: 1, hasMore: true, nextCursor: expect.any(String) });
   });
 
   it('filters by role', async () => {
@@ -344,11 +344,11 @@ describe('GET /v1/members/invitations', () => {
     const res = await as(h.app, owner.liveKey).get('/v1/members/invitations');
     expect(res.status).toBe(200);
     const record = ({ token: _token, ...rest }: { token: string }) => ({ ...rest, invitedBy: owner.user.id });
-    expect(res.body).toEqual({ data: [record(second), record(first)], pagination: { total: 2, limit: 50, offset: 0, hasMore: false } });
+    expect(res.body).toEqual({ data: [record(second), record(first)], pagination: { total: 2, limit: 50, offset: 0, hasMore: false, nextCursor: null } });
     expect(JSON.stringify(res.body)).not.toContain('invtok_');
 
     const page = await as(h.app, owner.liveKey).get('/v1/members/invitations?limit=1&offset=1');
-    expect(page.body).toEqual({ data: [record(first)], pagination: { total: 2, limit: 1, offset: 1, hasMore: false } });
+    expect(page.body).toEqual({ data: [record(first)], pagination: { total: 2, limit: 1, offset: 1, hasMore: false, nextCursor: null } });
   });
 
   it('leaves out accepted, revoked and expired invitations, and those of other organizations', async () => {

@@ -49,8 +49,9 @@ describe('GET /v1/openapi.json', () => {
     const conformance = new Conformance(document as unknown as OpenApiDocument);
     const org = await createOrg(h.db);
     const project = await as(h.app, org.liveKey).post('/v1/projects', { name: 'Checked' });
-    const res = (body: unknown, status = 200) => ({ status, body, text: JSON.stringify(body) }) as unknown as Response;
+    const res = (body: unknown, status = 200, headers: Record<string, string> = { etag: '"e"' }) => ({ status, body, text: JSON.stringify(body), headers }) as unknown as Response;
     expect(() => conformance.check('get', `/v1/projects/${project.body.id}`, res(project.body))).not.toThrow();
+    expect(() => conformance.check('get', `/v1/projects/${project.body.id}`, res(project.body, 200, {}))).toThrow(/requires the ETag header/);
     expect(() => conformance.check('get', `/v1/projects/${project.body.id}`, res({ ...project.body, extra: 1 }))).toThrow(/disagrees/);
     expect(() => conformance.check('get', `/v1/projects/${project.body.id}`, res({ ...project.body, archived: 'no' }))).toThrow(/disagrees/);
     expect(() => conformance.check('get', `/v1/projects/${project.body.id}`, res(project.body, 202))).toThrow(/not declared/);

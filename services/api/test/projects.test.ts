@@ -58,7 +58,7 @@ describe('GET /v1/projects', () => {
     await as(h.app, listOrg.liveKey).patch(`/v1/projects/${old}`, { archived: true }).expect(200);
     const active = await as(h.app, listOrg.liveKey).get('/v1/projects');
     expect(active.body.data.map((p: { id: string }) => p.id)).toEqual([keep]);
-    expect(active.body.pagination).toEqual({ total: 1, limit: 50, offset: 0, hasMore: false });
+    expect(active.body.pagination).toEqual({ total: 1, limit: 50, offset: 0, hasMore: false, nextCursor: null });
     const all = await as(h.app, listOrg.liveKey).get('/v1/projects?archived=true');
     expect(all.body.data.map((p: { id: string }) => p.id)).toEqual([old, keep]);
     expect((await as(h.app, listOrg.testKey).get('/v1/projects?archived=true')).body.pagination.total).toBe(0);

@@ -116,7 +116,7 @@ describe('GET /v1/tasks', () => {
     const res = await as(h.app, org.liveKey).get(`/v1/tasks?projectId=${listProject}`);
     expect(res.status).toBe(200);
     expect(res.body.data.map((t: { id: string }) => t.id)).toEqual([...ids].reverse());
-    expect(res.body.pagination).toEqual({ total: 3, limit: 50, offset: 0, hasMore: false });
+    expect(res.body.pagination).toEqual({ total: 3, limit: 50, offset: 0, hasMore: false, nextCursor: null });
   });
 
   it('filters by status, priority and assignee, and pages with limit and offset', async () => {
@@ -127,7 +127,7 @@ describe('GET /v1/tasks', () => {
     expect((await as(h.app, org.liveKey).get(`${base}&assigneeId=${assignee}`)).body.data.map((t: { id: string }) => t.id)).toEqual([ids[1]]);
     const page = await as(h.app, org.liveKey).get(`${base}&limit=1&offset=1`);
     expect(page.body.data.map((t: { id: string }) => t.id)).toEqual([ids[1]]);
-    expect(page.body.pagination).toEqual({ total: 3, limit: 1, offset: 1, hasMore: true });
+    expect(page.body.pagination).toEqual({ total: 3, limit: 1, offset: 1, hasMore: true, nextCursor: expect.any(String) });
   });
 
   it.each([

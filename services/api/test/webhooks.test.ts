@@ -227,7 +227,7 @@ describe('GET /v1/webhooks', () => {
     const res = await as(h.app, owner.liveKey).get('/v1/webhooks');
     expect(res.status).toBe(200);
     expect(ids(res)).toEqual([...created].sort().reverse());
-    expect(res.body.pagination).toEqual({ total: 3, limit: 50, offset: 0, hasMore: false });
+    expect(res.body.pagination).toEqual({ total: 3, limit: 50, offset: 0, hasMore: false, nextCursor: null });
     for (const record of res.body.data) {
       expect(Object.keys(record).sort()).toEqual(['createdAt', 'description', 'disabledAt', 'disabledReason', 'events', 'id', 'status', 'updatedAt', 'url']);
     }
@@ -237,7 +237,7 @@ describe('GET /v1/webhooks', () => {
   it('pages with limit and offset', async () => {
     const res = await as(h.app, owner.liveKey).get('/v1/webhooks?limit=1&offset=1');
     expect(ids(res)).toEqual([[...created].sort().reverse()[1]]);
-    expect(res.body.pagination).toEqual({ total: 3, limit: 1, offset: 1, hasMore: true });
+    expect(res.body.pagination).toEqual({ total: 3, limit: 1, offset: 1, hasMore: true, nextCursor: expect.any(String) });
   });
 
   it("never shows another organization's or the other mode's subscriptions", async () => {
@@ -394,7 +394,7 @@ describe('GET /v1/webhooks/{id}/deliveries', () => {
     const res = await as(h.app, org.liveKey).get(`/v1/webhooks/${target}/deliveries`);
     expect(res.status).toBe(200);
     expect(ids(res)).toEqual(newestFirst);
-    expect(res.body.pagination).toEqual({ total: 4, limit: 50, offset: 0, hasMore: false });
+    expect(res.body.pagination).toEqual({ total: 4, limit: 50, offset: 0, hasMore: false, nextCursor: null });
     expect(res.body.data[0]).toEqual({
       id: newestFirst[0],
       webhookId: target,
@@ -411,7 +411,7 @@ describe('GET /v1/webhooks/{id}/deliveries', () => {
   it('pages with limit and offset', async () => {
     const res = await as(h.app, org.liveKey).get(`/v1/webhooks/${target}/deliveries?limit=2&offset=1`);
     expect(ids(res)).toEqual(newestFirst.slice(1, 3));
-    expect(res.body.pagination).toEqual({ total: 4, limit: 2, offset: 1, hasMore: true });
+    expect(res.body.pagination).toEqual({ total: 4, limit: 2, offset: 1, hasMore: true, nextCursor: expect.any(String) });
   });
 
   it.each([

@@ -3,6 +3,7 @@ import Joi from 'joi';
 import { lockScopedRow, type Db, type LockableTable, type Scope, type Tx } from '@worktrack/db';
 import type { AppDeps } from '../deps';
 import { bearerKey, requireTenant, type Tenant } from './auth';
+import { assertIfMatch, etagOf, isNotModified } from './conditional';
 import { ApiError, forbidden, notFound, type ErrorCode } from './errors';
 import { IdempotencyStore } from './idempotency';
 import { jsonBody } from './json-body';
@@ -23,6 +24,8 @@ export interface ResourceFinder<R> {
   table: LockableTable;
   /** The one scoped query that finds it. */
   find(db: Db | Tx, scope: Scope, id: string): Promise<R | null>;
+  /** The record its GET answers with, of which its ETag is the hash. */
+  toRecord(row: R): unknown;
 }
 
 export interface Resource<R> extends ResourceFinder<R> {
@@ -66,12 +69,26 @@ interface Common<P, Q, B> {
 
 type Success<Res> = { status: 200 | 201 | 202; response: Joi.Schema<Res> } | { status: 204; response: null };
 
+interface Created<P, Res> {
+  /**
+   * For a 201: where the new record is, relative to /v1 or absolute. Without it, the route's path
+   * (its parameters filled in) followed by the record's id.
+   */
+  location?: (result: Res, params: P) => string;
+}
+
 export interface RouteInput<P, Q, B, R> {
   params: P;
   query: Q;
   body: B;
   /** The record named by the path, loaded within the tenant's scope (when the route declares a resource). */
   resource: R;
+  /**
+   * Locks the record named by the path for the rest of the transaction and loads it (when the
+   * route declares `locks`), or answers 404; then, under the lock, 412 if the request's If-Match
+   * no longer names it, so that of two writers holding the same ETag one wins and one gets 412.
+   */
+  lock: (tx: Tx) => Promise<R>;
   tenant: Tenant;
   deps: AppDeps;
   req: Request;
@@ -79,10 +96,12 @@ export interface RouteInput<P, Q, B, R> {
 }
 
 export type AuthenticatedRoute<P = any, Q = any, B = any, R = any, Res = any> = Common<P, Q, B> &
+  Created<P, Res> &
   Success<Res> & {
     kind: 'authenticated';
     permission: Permission;
     resource?: Resource<R>;
+    locks?: Locked<P, R>;
     handler: (input: RouteInput<P, Q, B, R>) => Promise<Res>;
   };
 
@@ -95,12 +114,25 @@ export interface PublicRouteInput<P, Q, B> {
 
 /** A route that needs no API key: its body carries the credential (an invitation token). */
 export type PublicRoute<P = any, Q = any, B = any, Res = any> = Common<P, Q, B> &
+  Created<P, Res> &
   Success<Res> & {
     kind: 'public';
     handler: (input: PublicRouteInput<P, Q, B>) => Promise<Res>;
   };
 
 export type RouteDefinition = AuthenticatedRoute | PublicRoute;
+
+/** The resource a PATCH or DELETE locks: one, or one that depends on the path (a task's comment). */
+type Locked<P, R> = Resource<R> | ((params: P) => Resource<R>);
+
+/** A GET of one record (its path ends with the record's id): it answers with an ETag and honours If-None-Match. */
+export const readsOneRecord = (route: RouteDefinition): boolean => route.method === 'get' && /\/:\w+$/.test(route.path);
+
+/** A write that locks its record: it honours If-Match. */
+export const honoursIfMatch = (route: RouteDefinition): boolean => route.kind === 'authenticated' && route.locks !== undefined;
+
+/** A 200 of these carries the record's ETag: a GET of one record, and a PATCH that honours If-Match (the new ETag). */
+export const answersWithEtag = (route: RouteDefinition): boolean => readsOneRecord(route) || (honoursIfMatch(route) && route.method === 'patch');
 
 type Empty = Record<string, never>;
 type Returns<Res> = { status: 200 | 201 | 202; response: Joi.Schema<Res> } | { status: 204; response: null };
@@ -113,9 +145,11 @@ type Returns<Res> = { status: 200 | 201 | 202; response: Joi.Schema<Res> } | { s
  */
 export function defineRoute<P = Empty, Q = Empty, B = Empty, R = undefined, Res = undefined>(
   definition: Omit<Common<P, Q, B>, never> &
+    Created<P, NoInfer<Res>> &
     Returns<Res> & {
       permission: Permission;
       resource?: Resource<R>;
+      locks?: Locked<P, R>;
       handler: (input: RouteInput<P, Q, B, R>) => Promise<NoInfer<Res>>;
     },
 ): AuthenticatedRoute<P, Q, B, R, Res> {
@@ -123,7 +157,7 @@ export function defineRoute<P = Empty, Q = Empty, B = Empty, R = undefined, Res 
 }
 
 export function definePublicRoute<P = Empty, Q = Empty, B = Empty, Res = undefined>(
-  definition: Common<P, Q, B> & Returns<Res> & { handler: (input: PublicRouteInput<P, Q, B>) => Promise<NoInfer<Res>> },
+  definition: Common<P, Q, B> & Created<P, NoInfer<Res>> & Returns<Res> & { handler: (input: PublicRouteInput<P, Q, B>) => Promise<NoInfer<Res>> },
 ): PublicRoute<P, Q, B, Res> {
   return { ...definition, kind: 'public' } as PublicRoute<P, Q, B, Res>;
 }
@@ -136,7 +170,8 @@ export function errorCodes(route: RouteDefinition): ErrorCode[] {
   if (route.body || route.multipart || route.method === 'post' || route.method === 'patch') {
     for (const code of ['invalid_json', 'payload_too_large', 'unsupported_media_type'] as const) codes.add(code);
   }
-  if (route.kind === 'authenticated' && route.resource) codes.add('not_found');
+  if (route.kind === 'authenticated' && (route.resource || route.locks)) codes.add('not_found');
+  if (honoursIfMatch(route)) codes.add('precondition_failed');
   if (route.method === 'post' && route.kind === 'authenticated') codes.add('conflict'); // Idempotency-Key reuse
   for (const code of route.errors ?? []) codes.add(code);
   return [...codes];
@@ -176,14 +211,41 @@ export async function runOperation<P, Q, B, R, Res>(
   input: { params: P; query: Q; body: B; tenant: Tenant; deps: AppDeps; req: Request; res: Response },
 ): Promise<Res> {
   assertPermission(input.tenant, route.permission);
-  const resource = route.resource
-    ? await route.resource.load(input.deps.db, input.tenant, (input.params as Record<string, string>)[route.resource.param]!)
-    : (undefined as R);
-  return route.handler({ ...input, resource });
+  const idOf = (resource: Resource<R>) => (input.params as Record<string, string>)[resource.param]!;
+  const resource = route.resource ? await route.resource.load(input.deps.db, input.tenant, idOf(route.resource)) : (undefined as R);
+  const lock = async (tx: Tx): Promise<R> => {
+    if (!route.locks) throw new Error(`${route.method} ${route.path} locks no resource`);
+    const locked = typeof route.locks === 'function' ? route.locks(input.params) : route.locks;
+    const row = await locked.lock(tx, input.tenant, idOf(locked));
+    assertIfMatch(input.req.get('if-match'), etagOf(locked.toRecord(row)));
+    return row;
+  };
+  return route.handler({ ...input, resource, lock });
 }
 
-function send(res: Response, status: number, body: unknown, replayed = false): void {
-  if (replayed) res.setHeader('Idempotent-Replayed', 'true');
+/** `/tasks/:taskId/comments` with its parameters → `/tasks/tsk_1/comments` */
+const fillPath = (path: string, params: object) =>
+  path.replace(/:(\w+)/g, (_, name: string) => encodeURIComponent((params as Record<string, string>)[name]!));
+
+/** A 201's Location: the new record's URL (DECISIONS §9). */
+function locationOf(route: RouteDefinition, params: object, body: unknown, publicBaseUrl: string): string {
+  const target = route.location?.(body, params) ?? `${fillPath(route.path, params)}/${(body as { id: string }).id}`;
+  return /^https?:\/\//.test(target) ? target : `${publicBaseUrl.replace(/\/+$/, '')}/v1${target}`;
+}
+
+/** Writes a route's answer, with the headers its status and kind call for: Location, ETag (or a 304). */
+function send(req: Request, res: Response, route: RouteDefinition, params: object, deps: AppDeps, outcome: { status: number; body: unknown; replayed?: boolean }): void {
+  const { status, body } = outcome;
+  if (outcome.replayed) res.setHeader('Idempotent-Replayed', 'true');
+  if (status === 201) res.setHeader('Location', locationOf(route, params, body, deps.config.publicBaseUrl));
+  if (status === 200 && answersWithEtag(route)) {
+    const etag = etagOf(body);
+    res.setHeader('ETag', etag);
+    if (route.method === 'get' && isNotModified(req.get('if-none-match'), etag)) {
+      res.status(304).end();
+      return;
+    }
+  }
   res.status(status);
   if (body === undefined) res.end();
   else res.json(body);
@@ -196,7 +258,8 @@ export function mountPublicRoutes(router: Router, deps: AppDeps, routes: readonl
     router[route.method](route.path, jsonBody, async (req, res) => {
       matchedRoute(req, route.path);
       const input = validateInput(route, req);
-      send(res, route.status, await route.handler({ ...(input as PublicRouteInput<unknown, unknown, unknown>), deps }));
+      const body = await route.handler({ ...(input as PublicRouteInput<unknown, unknown, unknown>), deps });
+      send(req, res, route, input.params as object, deps, { status: route.status, body });
     });
   }
 }
@@ -221,7 +284,7 @@ export function mountRoutes(router: Router, deps: AppDeps, routes: readonly Rout
         },
         async () => ({ status: route.status, body: await runOperation(route, { ...input, tenant, deps, req, res }) }),
       );
-      send(res, outcome.status, outcome.body, outcome.replayed);
+      send(req, res, route, input.params as object, deps, outcome);
     });
   }
 }

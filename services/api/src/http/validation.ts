@@ -89,8 +89,23 @@ export function parseTimestamp(text: string): Date | null {
   return utcYear >= 1 && utcYear <= 9999 ? instant : null;
 }
 
+/** Joi's arrays, also read from one comma-separated string: how a query parameter carries a list. */
+const commaSeparated = Joi.extend((joi) => ({
+  type: 'array',
+  base: joi.array(),
+  coerce: { from: 'string', method: (value: string) => ({ value: value.split(',') }) },
+}));
+
 /** Common field schemas. */
 export const fields = {
+  /** A list in one query parameter, comma-separated (`status=todo,in_progress`); an error names the parameter, not the item. */
+  list: (item: Joi.Schema) =>
+    commaSeparated
+      .array()
+      .items(item)
+      .min(1)
+      .max(100)
+      .error((errors: Joi.ErrorReport[]) => errors.map((error) => Object.assign(error, { path: error.path.slice(0, 1) }))),
   /** An id the caller names in a body or query; an id of no such record is refused where it is used. */
   ref: () => Joi.string().min(1).max(100),
   /** A timestamp, handed over in its canonical form: UTC with milliseconds. */

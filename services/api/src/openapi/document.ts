@@ -1,6 +1,6 @@
 import type Joi from 'joi';
 import { errorStatus, type ErrorCode } from '../http/errors';
-import { errorCodes, type RouteDefinition } from '../http/route';
+import { answersWithEtag, errorCodes, honoursIfMatch, readsOneRecord, type RouteDefinition } from '../http/route';
 import { toJsonSchema, type JsonSchema } from './json-schema';
 import { webhookEntries } from './webhook-entries';
 
@@ -20,6 +20,8 @@ function parameters(route: RouteDefinition, components: Record<string, JsonSchem
         in: where,
         required: where === 'path' || (described.required ?? []).includes(name),
         schema: propertySchema,
+        // A list goes in one parameter, comma-separated (`status=todo,done`).
+        ...((propertySchema as { type?: string }).type === 'array' && { style: 'form', explode: false }),
         ...(description && { description }),
       };
     });
@@ -36,7 +38,13 @@ function parameters(route: RouteDefinition, components: Record<string, JsonSchem
           },
         ]
       : [];
-  return [...of(route.params, 'path'), ...of(route.query, 'query'), ...idempotencyKey];
+  const conditional = [
+    ...(readsOneRecord(route) ? [{ name: 'If-None-Match', in: 'header', required: false, description: 'An ETag from an earlier answer: 304 with no body while the record is unchanged.', schema: { type: 'string' } }] : []),
+    ...(honoursIfMatch(route)
+      ? [{ name: 'If-Match', in: 'header', required: false, description: 'The ETag the change is based on: 412 `precondition_failed` if the record changed since.', schema: { type: 'string' } }]
+      : []),
+  ];
+  return [...of(route.params, 'path'), ...of(route.query, 'query'), ...idempotencyKey, ...conditional];
 }
 
 const HEADERS: Record<string, JsonSchema> = {
@@ -46,6 +54,8 @@ const HEADERS: Record<string, JsonSchema> = {
   'X-RateLimit-Reset': { description: 'Unix seconds of the next UTC midnight', schema: { type: 'integer' } },
   'Retry-After': { description: 'Seconds to wait before retrying', schema: { type: 'integer' } },
   'Idempotent-Replayed': { description: '`true` when this is the stored response of an earlier request with the same Idempotency-Key', schema: { type: 'string', enum: ['true'] } },
+  ETag: { description: 'The entity tag of the record in the body (or, with 304, of the unchanged record): send it as If-None-Match or If-Match', required: true, schema: { type: 'string' } },
+  Location: { description: 'The URL of the record created', required: true, schema: { type: 'string', format: 'uri' } },
 };
 
 /** The response headers an answer of this route and status carries. */
@@ -54,6 +64,8 @@ function responseHeaders(route: RouteDefinition, status: number): Record<string,
   if (route.kind === 'authenticated' && status !== 401) names.push('X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset');
   if (status === 429) names.push('Retry-After');
   if (route.kind === 'authenticated' && route.method === 'post' && status < 500) names.push('Idempotent-Replayed');
+  if (status === 201) names.push('Location');
+  if ((status === 200 || status === 304) && answersWithEtag(route)) names.push('ETag');
   return Object.fromEntries(names.map((name) => [name, { $ref: `#/components/headers/${name}` }]));
 }
 
@@ -82,6 +94,7 @@ const STATUS_TEXT: Record<number, string> = {
   201: 'Created',
   202: 'Accepted',
   204: 'No content',
+  304: 'Not modified: If-None-Match names the current ETag',
   400: 'Invalid request',
   401: 'Missing, malformed, unknown, revoked or expired API key',
   403: 'The key lacks the permission, or a plan quota is spent',
@@ -102,6 +115,7 @@ function responses(route: RouteDefinition, components: Record<string, JsonSchema
     headers: responseHeaders(route, route.status),
     ...(route.response !== null && { content: { 'application/json': { schema: toJsonSchema(route.response, components) } } }),
   };
+  if (readsOneRecord(route)) result['304'] = { description: STATUS_TEXT[304], headers: responseHeaders(route, 304) };
 
   const byStatus = new Map<number, ErrorCode[]>();
   for (const code of errorCodes(route)) byStatus.set(errorStatus(code), [...(byStatus.get(errorStatus(code)) ?? []), code]);

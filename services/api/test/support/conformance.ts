@@ -4,12 +4,13 @@ import type { Response } from 'supertest';
 import type { OpenApiDocument } from '../../src/openapi/document';
 
 interface Operation {
-  responses: Record<string, { content?: Record<string, { schema: object }> }>;
+  responses: Record<string, { content?: Record<string, { schema: object }>; headers?: Record<string, { $ref: string }> }>;
 }
 
 /**
  * Checks responses against the served OpenAPI document: the status must be one the operation
- * declares, and the body must match that status's schema. One instance per document.
+ * declares, the headers it requires (ETag, Location) must be there, and the body must match that
+ * status's schema. One instance per document.
  */
 export class Conformance {
   private readonly ajv = new Ajv2020({ strict: false, allErrors: true });
@@ -34,6 +35,10 @@ export class Conformance {
     const label = `${method.toUpperCase()} ${template} → ${res.status}`;
     const declared = operation.responses[String(res.status)];
     if (!declared) throw new Error(`${label}: status not declared in the OpenAPI document (body ${JSON.stringify(res.body)})`);
+    for (const [name, { $ref }] of Object.entries(declared.headers ?? {})) {
+      const header = this.document.components.headers[$ref.replace('#/components/headers/', '')] as { required?: boolean } | undefined;
+      if (header?.required && res.headers[name.toLowerCase()] === undefined) throw new Error(`${label}: the document requires the ${name} header, the response has none`);
+    }
     const schema = declared.content?.['application/json']?.schema;
     if (!schema) {
       if (res.text) throw new Error(`${label}: the document declares no body, the response has one`);

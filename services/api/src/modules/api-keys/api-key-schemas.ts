@@ -1,8 +1,10 @@
 import Joi from 'joi';
 import { Mode } from '@worktrack/db';
-import { pageQuery } from '../../http/pagination';
+import { creationOrder } from '../../http/list-order';
+import { pageQuery, type PageParams } from '../../http/pagination';
 import { PERMISSIONS, type Permission } from '../../http/permissions';
 import { fields } from '../../http/validation';
+import type { ApiKeyRecord } from './issue-api-key';
 
 export interface ApiKeyInput {
   name: string;
@@ -26,4 +28,5 @@ export const createApiKeyBody = Joi.object<ApiKeyInput, true>({
 
 export const apiKeyParams = Joi.object<{ keyId: string }, true>({ keyId: Joi.string().max(100).required() });
 
-export const listApiKeysQuery = Joi.object<{ limit: number; offset: number }, true>({ ...pageQuery });
+export const apiKeyOrder = creationOrder<ApiKeyRecord>('api-keys', '-createdAt');
+export const listApiKeysQuery = Joi.object<PageParams<'createdAt'>, true>({ ...pageQuery(apiKeyOrder) });

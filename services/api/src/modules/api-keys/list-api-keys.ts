@@ -1,6 +1,7 @@
 import { defineRoute } from '../../http/route';
+import { prismaWindow } from '../../http/keyset';
 import { pageOf, paginate } from '../../http/pagination';
-import { listApiKeysQuery } from './api-key-schemas';
+import { apiKeyOrder, listApiKeysQuery } from './api-key-schemas';
 import { apiKeyRecordSchema, toApiKeyRecord } from './issue-api-key';
 
 /** Keys belong to the organization, not to a mode: both live and test keys are listed. */
@@ -14,13 +15,14 @@ export const listApiKeys = defineRoute({
   query: listApiKeysQuery,
   status: 200,
   response: pageOf(apiKeyRecordSchema),
-  handler: async ({ query, tenant, deps }) => {
+  handler: async (request) => {
+    const { tenant, deps } = request;
     const where = { organizationId: tenant.organizationId };
-    return paginate(
-      query,
-      (window) => deps.db.apiKey.findMany({ where, orderBy: { id: 'desc' }, ...window }),
-      () => deps.db.apiKey.count({ where }),
-      toApiKeyRecord,
-    );
+    return paginate(request, {
+      order: apiKeyOrder,
+      rows: (window) => deps.db.apiKey.findMany(prismaWindow(where, window)),
+      total: () => deps.db.apiKey.count({ where }),
+      toRecord: toApiKeyRecord,
+    });
   },
 });

@@ -38,4 +38,5 @@ export const commentResource = (taskId: string) =>
     name: 'comment',
     table: 'Comment',
     find: (db, scope, id) => db.comment.findFirst({ where: scoped(scope, { id, taskId }) }),
+    toRecord: toCommentRecord,
   });

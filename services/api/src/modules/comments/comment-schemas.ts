@@ -1,5 +1,7 @@
 import Joi from 'joi';
-import { pageQuery } from '../../http/pagination';
+import type { CommentRecord } from '@worktrack/events';
+import { creationOrder } from '../../http/list-order';
+import { pageQuery, type PageParams } from '../../http/pagination';
 import { fields } from '../../http/validation';
 
 const content = Joi.string().min(1).max(10_000);
@@ -17,4 +19,6 @@ export const commentParams = Joi.object<{ taskId: string; commentId: string }, t
 });
 export const createCommentBody = Joi.object<CommentInput, true>({ content: content.required(), mentions });
 export const updateCommentBody = Joi.object<Partial<CommentInput>, true>({ content, mentions });
-export const listCommentsQuery = Joi.object<{ limit: number; offset: number }, true>({ ...pageQuery });
+/** Oldest first, so a conversation reads top to bottom. */
+export const commentOrder = creationOrder<CommentRecord>('comments', 'createdAt');
+export const listCommentsQuery = Joi.object<PageParams<'createdAt'>, true>({ ...pageQuery(commentOrder) });

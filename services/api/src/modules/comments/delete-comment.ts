@@ -14,14 +14,13 @@ export const deleteComment = defineRoute({
   tag: 'Comments',
   permission: 'comments:write',
   params: commentParams,
-  // The task and the comment are checked inside the transaction rather than loaded before it.
-  errors: ['not_found'],
+  locks: (params) => commentResource(params.taskId),
   status: 204,
   response: null,
-  handler: ({ params, tenant, deps }) =>
+  handler: ({ params, tenant, deps, lock }) =>
     commitWithEvents(deps, tenant, async (tx) => {
       await taskResource.load(tx, tenant, params.taskId);
-      const comment = await commentResource(params.taskId).lock(tx, tenant, params.commentId);
+      const comment = await lock(tx);
       assertMayChange(tenant, comment);
       await tx.comment.delete({ where: { id: comment.id } });
       return { result: undefined, events: [events.commentDeleted(toCommentRecord(comment))] };

@@ -1,16 +1,17 @@
 import { scoped } from '@worktrack/db';
+import { prismaWindow } from '../../http/keyset';
 import { pageOf, paginate } from '../../http/pagination';
 import { defineRoute } from '../../http/route';
 import { taskResource } from '../tasks/task-record';
 import { commentRecordSchema, toCommentRecord } from './comment-record';
-import { listCommentsQuery, taskCommentsParams } from './comment-schemas';
+import { commentOrder, listCommentsQuery, taskCommentsParams } from './comment-schemas';
 
 /** Oldest first, so a conversation reads top to bottom. */
 export const listComments = defineRoute({
   method: 'get',
   path: '/tasks/:taskId/comments',
   summary: "List a task's comments",
-  description: 'Oldest first, so a conversation reads top to bottom.',
+  description: 'Oldest first, so a conversation reads top to bottom, unless `sort` says otherwise.',
   tag: 'Comments',
   permission: 'comments:read',
   params: taskCommentsParams,
@@ -18,13 +19,14 @@ export const listComments = defineRoute({
   resource: taskResource,
   status: 200,
   response: pageOf(commentRecordSchema),
-  handler: async ({ resource: task, query, tenant, deps }) => {
+  handler: async (request) => {
+    const { resource: task, tenant, deps } = request;
     const where = scoped(tenant, { taskId: task.id });
-    return paginate(
-      query,
-      (window) => deps.db.comment.findMany({ where, orderBy: { id: 'asc' }, ...window }),
-      () => deps.db.comment.count({ where }),
-      toCommentRecord,
-    );
+    return paginate(request, {
+      order: commentOrder,
+      rows: (window) => deps.db.comment.findMany(prismaWindow(where, window)),
+      total: () => deps.db.comment.count({ where }),
+      toRecord: toCommentRecord,
+    });
   },
 });

@@ -17,14 +17,13 @@ export const updateComment = defineRoute({
   permission: 'comments:write',
   params: commentParams,
   body: updateCommentBody,
-  // Locked and loaded inside the transaction rather than loaded before it.
-  errors: ['not_found'],
+  locks: (params) => commentResource(params.taskId),
   status: 200,
   response: commentRecordSchema,
-  handler: ({ params, body, tenant, deps }) =>
+  handler: ({ params, body, tenant, deps, lock }) =>
     commitWithEvents(deps, tenant, async (tx) => {
       await taskResource.load(tx, tenant, params.taskId);
-      const existing = await commentResource(params.taskId).lock(tx, tenant, params.commentId);
+      const existing = await lock(tx);
       assertMayChange(tenant, existing);
       if (body.mentions) await assertMembers(tx, tenant.organizationId, body.mentions, 'mentions');
       const before = toCommentRecord(existing);

@@ -25,6 +25,7 @@ export const createDashboardLink = defineRoute({
   permission: 'members:read',
   status: 201,
   response: dashboardLinkSchema,
+  location: (link) => link.url,
   // It takes no body, and refuses one.
   errors: ['invalid_request'],
   handler: async ({ tenant, deps }) => {

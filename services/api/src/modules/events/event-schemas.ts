@@ -1,19 +1,21 @@
 import Joi from 'joi';
 import { EVENT_TYPES } from '@worktrack/events';
-import { pageQuery } from '../../http/pagination';
+import { creationOrder } from '../../http/list-order';
+import { pageQuery, type PageParams } from '../../http/pagination';
+import type { EventRecord } from './event-record';
 import { fields } from '../../http/validation';
 
 export const eventParams = Joi.object<{ eventId: string }>({ eventId: Joi.string().max(100).required() });
 
-export interface EventFilters {
+export interface EventFilters extends PageParams<'createdAt'> {
   type?: string;
   createdSince?: string;
-  limit: number;
-  offset: number;
 }
+
+export const eventOrder = creationOrder<EventRecord>('events', '-createdAt');
 
 export const listEventsQuery = Joi.object<EventFilters>({
   type: Joi.string().valid(...EVENT_TYPES),
   createdSince: fields.timestamp().description('Only events created at or after this instant'),
-  ...pageQuery,
+  ...pageQuery(eventOrder),
 });

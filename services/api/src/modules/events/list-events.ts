@@ -1,8 +1,9 @@
 import { scoped } from '@worktrack/db';
+import { prismaWindow } from '../../http/keyset';
 import { pageOf, paginate } from '../../http/pagination';
 import { defineRoute } from '../../http/route';
 import { eventRecordSchema, retainedSince, toEventRecord } from './event-record';
-import { listEventsQuery } from './event-schemas';
+import { eventOrder, listEventsQuery } from './event-schemas';
 
 /** Lets a client catch up on what it missed without a webhook: the tenant's events of the last 30 days. */
 export const listEvents = defineRoute({
@@ -15,16 +16,17 @@ export const listEvents = defineRoute({
   query: listEventsQuery,
   status: 200,
   response: pageOf(eventRecordSchema),
-  handler: async ({ query, tenant, deps }) => {
-    const { limit, offset, type, createdSince } = query;
+  handler: async (request) => {
+    const { query, tenant, deps } = request;
+    const { type, createdSince } = query;
     const retained = retainedSince();
     const since = createdSince && new Date(createdSince) > retained ? new Date(createdSince) : retained;
     const where = scoped(tenant, { createdAt: { gte: since }, ...(type && { type }) });
-    return paginate(
-      { limit, offset },
-      (window) => deps.db.outboxEvent.findMany({ where, orderBy: { id: 'desc' }, ...window }),
-      () => deps.db.outboxEvent.count({ where }),
-      toEventRecord,
-    );
+    return paginate(request, {
+      order: eventOrder,
+      rows: (window) => deps.db.outboxEvent.findMany(prismaWindow(where, window)),
+      total: () => deps.db.outboxEvent.count({ where }),
+      toRecord: toEventRecord,
+    });
   },
 });

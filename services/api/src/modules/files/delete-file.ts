@@ -4,7 +4,10 @@ import { defineRoute } from '../../http/route';
 import { fileResource, toFileRecord } from './file-record';
 import { fileParams } from './file-schemas';
 
-/** Removes the object first: if the store is down the call fails (503) and the file stays whole. */
+/**
+ * Removes the object first, with the row locked: if the store is down the call fails (503) and the
+ * file stays whole.
+ */
 export const deleteFile = defineRoute({
   method: 'delete',
   path: '/files/:fileId',
@@ -13,14 +16,14 @@ export const deleteFile = defineRoute({
   tag: 'Files',
   permission: 'files:write',
   params: fileParams,
-  resource: fileResource,
+  locks: fileResource,
   status: 204,
   response: null,
-  handler: async ({ resource: file, tenant, deps }) => {
-    await deps.store.delete(file.storageKey);
-    return commitWithEvents(deps, tenant, async (tx) => {
-      const { count } = await tx.file.deleteMany({ where: { id: file.id } });
-      return { result: undefined, events: count === 1 ? [events.fileDeleted(toFileRecord(file))] : [] };
-    });
-  },
+  handler: async ({ tenant, deps, lock }) =>
+    commitWithEvents(deps, tenant, async (tx) => {
+      const file = await lock(tx);
+      await deps.store.delete(file.storageKey);
+      await tx.file.delete({ where: { id: file.id } });
+      return { result: undefined, events: [events.fileDeleted(toFileRecord(file))] };
+    }),
 });

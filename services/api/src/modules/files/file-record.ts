@@ -42,4 +42,5 @@ export const fileResource = defineResource<File>({
   name: 'file',
   table: 'File',
   find: (db, scope, id) => db.file.findFirst({ where: scoped(scope, { id }) }),
+  toRecord: toFileRecord,
 });

@@ -1,27 +1,28 @@
 import { scoped } from '@worktrack/db';
+import { prismaWindow } from '../../http/keyset';
 import { pageOf, paginate } from '../../http/pagination';
 import { defineRoute } from '../../http/route';
 import { fileRecordSchema, toFileRecord } from './file-record';
-import { listFilesQuery } from './file-schemas';
+import { fileOrder, listFilesQuery } from './file-schemas';
 
 export const listFiles = defineRoute({
   method: 'get',
   path: '/files',
   summary: 'List files',
-  description: 'Newest first.',
+  description: 'Newest first unless `sort` says otherwise.',
   tag: 'Files',
   permission: 'files:read',
   query: listFilesQuery,
   status: 200,
   response: pageOf(fileRecordSchema),
-  handler: async ({ query, tenant, deps }) => {
-    const { limit, offset, projectId } = query;
-    const where = scoped(tenant, projectId ? { projectId } : {});
-    return paginate(
-      { limit, offset },
-      (window) => deps.db.file.findMany({ where, orderBy: { id: 'desc' }, ...window }),
-      () => deps.db.file.count({ where }),
-      toFileRecord,
-    );
+  handler: async (request) => {
+    const { query, tenant, deps } = request;
+    const where = scoped(tenant, query.projectId ? { projectId: query.projectId } : {});
+    return paginate(request, {
+      order: fileOrder,
+      rows: (window) => deps.db.file.findMany(prismaWindow(where, window)),
+      total: () => deps.db.file.count({ where }),
+      toRecord: toFileRecord,
+    });
   },
 });

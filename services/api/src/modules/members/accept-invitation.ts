@@ -49,6 +49,7 @@ export const acceptInvitation = definePublicRoute({
   errors: ['conflict'],
   status: 201,
   response: acceptedInvitationSchema,
+  location: ({ member }) => `/members/${member.id}`,
   handler: async ({ body, deps }) => {
     const invitation = await deps.db.invitation.findUnique({ where: { tokenHash: hashInvitationToken(body.token) } });
     if (!invitation || invitation.status !== 'pending' || invitation.expiresAt <= new Date()) {

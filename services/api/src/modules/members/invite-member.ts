@@ -23,6 +23,7 @@ export const inviteMember = defineRoute({
   errors: ['conflict', 'forbidden'],
   status: 201,
   response: newInvitationSchema,
+  location: (invitation) => `/members/invitations/${invitation.id}`,
   handler: async ({ body, tenant, deps }) => {
     assertKeyCanGrant(tenant, body.role);
     const existing = await deps.db.membership.findFirst({ where: { organizationId: tenant.organizationId, user: { email: body.email } } });

@@ -1,7 +1,8 @@
+import { prismaWindow } from '../../http/keyset';
 import { pageOf, paginate } from '../../http/pagination';
 import { defineRoute } from '../../http/route';
 import { invitationRecordSchema, pendingInvitations, toInvitationRecord } from './invitation-record';
-import { listInvitationsQuery } from './member-schemas';
+import { invitationOrder, listInvitationsQuery } from './member-schemas';
 
 /** The pending invitations, newest first. */
 export const listInvitations = defineRoute({
@@ -14,13 +15,14 @@ export const listInvitations = defineRoute({
   query: listInvitationsQuery,
   status: 200,
   response: pageOf(invitationRecordSchema),
-  handler: async ({ query, tenant, deps }) => {
+  handler: async (request) => {
+    const { tenant, deps } = request;
     const where = pendingInvitations(tenant.organizationId);
-    return paginate(
-      query,
-      (window) => deps.db.invitation.findMany({ where, orderBy: { id: 'desc' }, ...window }),
-      () => deps.db.invitation.count({ where }),
-      toInvitationRecord,
-    );
+    return paginate(request, {
+      order: invitationOrder,
+      rows: (window) => deps.db.invitation.findMany(prismaWindow(where, window)),
+      total: () => deps.db.invitation.count({ where }),
+      toRecord: toInvitationRecord,
+    });
   },
 });

@@ -4,9 +4,13 @@ import { defineRoute } from '../../http/route';
 import { projectResource, toProjectRecord } from './project-record';
 import { projectParams } from './project-schemas';
 
+/** A project's objects are removed in batches of 1,000 while the transaction waits. */
+const STORE_DELETION_TIMEOUT_MS = 60_000;
+
 /**
  * Deleting a project deletes its tasks (and their comments) and its files by foreign-key cascade.
- * The files' objects go first: if the store is down the call fails (503) and nothing is deleted.
+ * The files' objects go first, with the project locked (so If-Match holds until the end): if the
+ * store is down the call fails (503) and nothing is deleted.
  */
 export const deleteProject = defineRoute({
   method: 'delete',
@@ -17,15 +21,20 @@ export const deleteProject = defineRoute({
   tag: 'Projects',
   permission: 'projects:write',
   params: projectParams,
-  resource: projectResource,
+  locks: projectResource,
   status: 204,
   response: null,
-  handler: async ({ resource: project, tenant, deps }) => {
-    const files = await deps.db.file.findMany({ where: { projectId: project.id }, select: { storageKey: true } });
-    await deps.store.deleteMany(files.map((f) => f.storageKey));
-    return commitWithEvents(deps, tenant, async (tx) => {
-      const { count } = await tx.project.deleteMany({ where: { id: project.id } });
-      return { result: undefined, events: count === 1 ? [events.projectDeleted(toProjectRecord(project))] : [] };
-    });
-  },
+  handler: async ({ tenant, deps, lock }) =>
+    commitWithEvents(
+      deps,
+      tenant,
+      async (tx) => {
+        const project = await lock(tx);
+        const files = await tx.file.findMany({ where: { projectId: project.id }, select: { storageKey: true } });
+        await deps.store.deleteMany(files.map((f) => f.storageKey));
+        await tx.project.delete({ where: { id: project.id } });
+        return { result: undefined, events: [events.projectDeleted(toProjectRecord(project))] };
+      },
+      { timeoutMs: STORE_DELETION_TIMEOUT_MS },
+    ),
 });

@@ -36,4 +36,5 @@ export const projectResource = defineResource<Project>({
   name: 'project',
   table: 'Project',
   find: (db, scope, id) => db.project.findFirst({ where: scoped(scope, { id }) }),
+  toRecord: toProjectRecord,
 });

@@ -1,5 +1,6 @@
 import Joi from 'joi';
-import { pageQuery } from '../../http/pagination';
+import { pageQuery, type PageParams } from '../../http/pagination';
+import { projectOrder, type ProjectSortField } from './project-order';
 
 const name = Joi.string().trim().min(1).max(200);
 const description = Joi.string().max(10_000).allow(null);
@@ -26,7 +27,11 @@ export const createProjectBody = Joi.object<ProjectInput, true>({ name: name.req
 
 export const updateProjectBody = Joi.object<ProjectPatch, true>({ name, description, icon, color, archived: Joi.boolean().strict() });
 
-export const listProjectsQuery = Joi.object<{ archived: boolean; limit: number; offset: number }, true>({
+export interface ProjectFilters extends PageParams<ProjectSortField> {
+  archived: boolean;
+}
+
+export const listProjectsQuery = Joi.object<ProjectFilters, true>({
   archived: Joi.boolean().default(false),
-  ...pageQuery,
+  ...pageQuery(projectOrder),
 });

@@ -15,13 +15,12 @@ export const updateProject = defineRoute({
   permission: 'projects:write',
   params: projectParams,
   body: updateProjectBody,
-  // Locked and loaded inside the transaction rather than loaded before it.
-  errors: ['not_found'],
+  locks: projectResource,
   status: 200,
   response: projectRecordSchema,
-  handler: ({ params, body, tenant, deps }) =>
+  handler: ({ body, tenant, deps, lock }) =>
     commitWithEvents(deps, tenant, async (tx) => {
-      const existing = await projectResource.lock(tx, tenant, params.projectId);
+      const existing = await lock(tx);
 
       const archiving = body.archived !== undefined && body.archived !== existing.archived;
       const data = { ...body, ...(archiving && { archivedAt: body.archived ? new Date() : null }) };

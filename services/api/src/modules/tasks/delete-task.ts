@@ -11,13 +11,12 @@ export const deleteTask = defineRoute({
   tag: 'Tasks',
   permission: 'tasks:write',
   params: taskParams,
-  // Locked and loaded inside the transaction rather than loaded before it.
-  errors: ['not_found'],
+  locks: taskResource,
   status: 204,
   response: null,
-  handler: async ({ params, tenant, deps }) =>
+  handler: async ({ tenant, deps, lock }) =>
     commitWithEvents(deps, tenant, async (tx) => {
-      const task = await taskResource.lock(tx, tenant, params.taskId);
+      const task = await lock(tx);
       await tx.task.delete({ where: { id: task.id } });
       return { result: undefined, events: [events.taskDeleted(toTaskRecord(task))] };
     }),

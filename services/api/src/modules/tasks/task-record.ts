@@ -46,4 +46,5 @@ export const taskResource = defineResource<Task>({
   name: 'task',
   table: 'Task',
   find: (db, scope, id) => db.task.findFirst({ where: scoped(scope, { id }) }),
+  toRecord: toTaskRecord,
 });

@@ -1,7 +1,8 @@
 import Joi from 'joi';
 import { TaskStatus, Priority } from '@worktrack/db';
 import { fields } from '../../http/validation';
-import { pageQuery } from '../../http/pagination';
+import { pageQuery, type PageParams } from '../../http/pagination';
+import { taskOrder, type TaskSortField } from './task-order';
 
 const title = Joi.string().trim().min(1).max(500);
 const description = Joi.string().max(10_000).allow(null);
@@ -49,19 +50,32 @@ export const updateTaskBody = Joi.object<TaskPatch>({
   customFields: customFields.allow(null),
 });
 
-export interface TaskFilters {
+export interface TaskFilters extends PageParams<TaskSortField> {
   projectId?: string;
-  status?: TaskStatus;
-  assigneeId?: string;
-  priority?: Priority;
-  limit: number;
-  offset: number;
+  status?: TaskStatus[];
+  priority?: Priority[];
+  /** Member ids; `none` for unassigned tasks. */
+  assigneeId?: string[];
+  dueBefore?: string;
+  dueAfter?: string;
+  updatedSince?: string;
+  createdSince?: string;
+  q?: string;
 }
 
 export const listTasksQuery = Joi.object<TaskFilters>({
   projectId: fields.ref(),
-  status,
-  assigneeId: fields.ref(),
-  priority,
-  ...pageQuery,
+  status: fields.list(status).description('One or more, comma-separated'),
+  priority: fields.list(priority).description('One or more, comma-separated'),
+  assigneeId: fields.list(fields.ref()).description('Member ids, comma-separated; `none` for unassigned tasks'),
+  dueBefore: fields.timestamp().description('Tasks due before this instant (tasks without a due date are left out)'),
+  dueAfter: fields.timestamp().description('Tasks due after this instant (tasks without a due date are left out)'),
+  updatedSince: fields.timestamp().description('Tasks last changed at or after this instant'),
+  createdSince: fields.timestamp().description('Tasks created at or after this instant'),
+  q: Joi.string()
+    .trim()
+    .min(1)
+    .max(200)
+    .description('Words to find in the title and description, ignoring case and accents: every word must begin a word of either'),
+  ...pageQuery(taskOrder),
 });

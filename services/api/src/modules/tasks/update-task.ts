@@ -26,13 +26,12 @@ export const updateTask = defineRoute({
   permission: 'tasks:write',
   params: taskParams,
   body: updateTaskBody,
-  // Locked and loaded inside the transaction rather than loaded before it.
-  errors: ['not_found'],
+  locks: taskResource,
   status: 200,
   response: taskRecordSchema,
-  handler: ({ params, body, tenant, deps }) =>
+  handler: ({ body, tenant, deps, lock }) =>
     commitWithEvents(deps, tenant, async (tx) => {
-      const existing = await taskResource.lock(tx, tenant, params.taskId);
+      const existing = await lock(tx);
       if (body.assigneeId) await assertMembers(tx, tenant.organizationId, [body.assigneeId], 'assigneeId');
 
       const data = toTaskChanges(body);

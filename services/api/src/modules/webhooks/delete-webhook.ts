@@ -11,11 +11,13 @@ export const deleteWebhook = defineRoute({
   tag: 'Webhooks',
   permission: 'webhooks:write',
   params: webhookParams,
-  resource: webhookResource,
+  locks: webhookResource,
   status: 204,
   response: null,
-  handler: async ({ resource, deps }) => {
-    await deps.db.webhook.delete({ where: { id: resource.id } });
-    return undefined;
-  },
+  handler: async ({ deps, lock }) =>
+    deps.db.$transaction(async (tx) => {
+      const webhook = await lock(tx);
+      await tx.webhook.delete({ where: { id: webhook.id } });
+      return undefined;
+    }),
 });

@@ -1,7 +1,8 @@
+import { prismaWindow } from '../../http/keyset';
 import { pageOf, paginate } from '../../http/pagination';
 import { defineRoute } from '../../http/route';
 import { deliveryRecordSchema, toDeliveryRecord, webhookResource } from './webhook-record';
-import { listDeliveriesQuery, webhookParams } from './webhook-schemas';
+import { deliveryOrder, listDeliveriesQuery, webhookParams } from './webhook-schemas';
 
 export const listDeliveries = defineRoute({
   method: 'get',
@@ -15,13 +16,14 @@ export const listDeliveries = defineRoute({
   resource: webhookResource,
   status: 200,
   response: pageOf(deliveryRecordSchema),
-  handler: async ({ query, resource: webhook, deps }) => {
+  handler: async (request) => {
+    const { query, resource: webhook, deps } = request;
     const where = { webhookId: webhook.id, ...(query.status && { status: query.status }), ...(query.event && { eventType: query.event }) };
-    return paginate(
-      query,
-      (window) => deps.db.delivery.findMany({ where, orderBy: { id: 'desc' }, ...window }),
-      () => deps.db.delivery.count({ where }),
-      toDeliveryRecord,
-    );
+    return paginate(request, {
+      order: deliveryOrder,
+      rows: (window) => deps.db.delivery.findMany(prismaWindow(where, window)),
+      total: () => deps.db.delivery.count({ where }),
+      toRecord: toDeliveryRecord,
+    });
   },
 });

@@ -1,8 +1,9 @@
 import { scoped } from '@worktrack/db';
+import { prismaWindow } from '../../http/keyset';
 import { pageOf, paginate } from '../../http/pagination';
 import { defineRoute } from '../../http/route';
 import { toWebhookRecord, webhookRecordSchema } from './webhook-record';
-import { listWebhooksQuery } from './webhook-schemas';
+import { listWebhooksQuery, webhookOrder } from './webhook-schemas';
 
 export const listWebhooks = defineRoute({
   method: 'get',
@@ -14,13 +15,14 @@ export const listWebhooks = defineRoute({
   query: listWebhooksQuery,
   status: 200,
   response: pageOf(webhookRecordSchema),
-  handler: async ({ query, tenant, deps }) => {
+  handler: async (request) => {
+    const { tenant, deps } = request;
     const where = scoped(tenant, {});
-    return paginate(
-      query,
-      (window) => deps.db.webhook.findMany({ where, orderBy: { id: 'desc' }, ...window }),
-      () => deps.db.webhook.count({ where }),
-      toWebhookRecord,
-    );
+    return paginate(request, {
+      order: webhookOrder,
+      rows: (window) => deps.db.webhook.findMany(prismaWindow(where, window)),
+      total: () => deps.db.webhook.count({ where }),
+      toRecord: toWebhookRecord,
+    });
   },
 });

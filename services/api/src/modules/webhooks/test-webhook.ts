@@ -18,6 +18,7 @@ export const testWebhook = defineRoute({
   resource: webhookResource,
   status: 201,
   response: deliveryRecordSchema,
+  location: (delivery, params) => `/webhooks/${params.webhookId}/deliveries/${delivery.id}`,
   handler: async ({ body, resource: webhook, tenant, deps }) => {
     const firstSubscribed = webhook.events.find(isEventType) ?? 'task.created';
     const eventType = (body.event ?? firstSubscribed) as EventType;

@@ -20,14 +20,13 @@ export const updateWebhook = defineRoute({
   permission: 'webhooks:write',
   params: webhookParams,
   body: updateWebhookBody,
-  // Locked and loaded inside the transaction rather than loaded before it.
-  errors: ['not_found'],
+  locks: webhookResource,
   status: 200,
   response: webhookRecordSchema,
-  handler: async ({ params, body, tenant, deps }) => {
+  handler: async ({ body, deps, lock }) => {
     if (body.url !== undefined) await assertDeliverableUrl(body.url, deps.config.webhookAllowedHosts);
     const { webhook, resumed } = await deps.db.$transaction(async (tx) => {
-      const existing = await webhookResource.lock(tx, tenant, params.webhookId);
+      const existing = await lock(tx);
       const reenabling = body.status === 'active' && existing.status === 'disabled';
       const disabling = body.status === 'disabled' && existing.status === 'active';
       const rotating = body.secret !== undefined && body.secret !== existing.secret;

@@ -168,6 +168,7 @@ export const webhookResource = defineResource<Webhook>({
   name: 'webhook',
   table: 'Webhook',
   find: (db, scope, id) => db.webhook.findFirst({ where: scoped(scope, { id }) }),
+  toRecord: toWebhookRecord,
 });
 
 /**

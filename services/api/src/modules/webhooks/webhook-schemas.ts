@@ -2,7 +2,9 @@ import Joi from 'joi';
 import { DeliveryStatus } from '@worktrack/db';
 import { EVENT_TYPES } from '@worktrack/events';
 import { standardSecretKey } from '@worktrack/webhooks';
-import { pageQuery } from '../../http/pagination';
+import { creationOrder } from '../../http/list-order';
+import { pageQuery, type PageParams } from '../../http/pagination';
+import type { DeliveryRecord, WebhookRecord } from './webhook-record';
 
 const url = Joi.string().max(2048).uri({ scheme: ['https', 'http'] }).messages({ 'string.uriCustomScheme': 'url must be an https URL' });
 // Alternatives, for one message naming `events` whatever is wrong; it yields a string[], but joi's
@@ -42,10 +44,12 @@ export const deliveryParams = Joi.object<{ webhookId: string; deliveryId: string
 export const createWebhookBody = Joi.object<WebhookInput, true>({ url: url.required(), events: events.required(), description, secret });
 export const updateWebhookBody = Joi.object<WebhookPatch, true>({ url, events, description, secret, status: Joi.string().valid('active', 'disabled') });
 
-export const listWebhooksQuery = Joi.object<{ limit: number; offset: number }, true>({ ...pageQuery });
-export const listDeliveriesQuery = Joi.object<{ limit: number; offset: number; status?: DeliveryStatus; event?: string }, true>({
+export const webhookOrder = creationOrder<WebhookRecord>('webhooks', '-createdAt');
+export const listWebhooksQuery = Joi.object<PageParams<'createdAt'>, true>({ ...pageQuery(webhookOrder) });
+export const deliveryOrder = creationOrder<DeliveryRecord>('deliveries', '-createdAt');
+export const listDeliveriesQuery = Joi.object<PageParams<'createdAt'> & { status?: DeliveryStatus; event?: string }, true>({
   status: Joi.string().valid(...Object.values(DeliveryStatus)),
   event: Joi.string().valid(...EVENT_TYPES),
-  ...pageQuery,
+  ...pageQuery(deliveryOrder),
 });
 export const testWebhookBody = Joi.object<{ event?: string }, true>({ event: Joi.string().valid(...EVENT_TYPES) });

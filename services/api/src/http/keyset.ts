@@ -1,0 +1,62 @@
+import { Prisma, type Db } from '@worktrack/db';
+import type { Position } from './cursor';
+import type { Sort } from './list-order';
+import type { Window } from './pagination';
+
+/**
+ * How a field sorts in SQL: its column, the SQL type of a cursor's value for it, and the sort key
+ * computed from either (the column itself unless `key` says otherwise). For an order to need no
+ * sort step, `(key(column), id)` must be the tail of an index, expression included.
+ */
+export interface SqlSortField {
+  column: string;
+  type: string;
+  key?: (operand: Prisma.Sql, descending: boolean) => Prisma.Sql;
+}
+
+/**
+ * Keyset pagination in SQL: a page of a table's rows in the window's order, after the cursor's
+ * position, `(key, id) > (key of the cursor's value, its id)` (`<` descending): one row comparison
+ * that an index scan starts from, then the ORDER BY that walks that index. A row inserted behind the
+ * position is not returned, and none ahead of it is skipped, whatever is inserted or deleted meanwhile.
+ */
+export function pageSql(table: string, conditions: Prisma.Sql, field: SqlSortField, window: Window<string>): Prisma.Sql {
+  const { sort, after } = window;
+  const key = (operand: Prisma.Sql) => field.key?.(operand, sort.descending) ?? operand;
+  const rowKey = key(Prisma.raw(field.column));
+  const direction = Prisma.raw(sort.descending ? 'DESC' : 'ASC');
+  const beyond = after
+    ? Prisma.sql`(${rowKey}, id) ${Prisma.raw(sort.descending ? '<' : '>')} (${key(Prisma.sql`${after.value}::${Prisma.raw(field.type)}`)}, ${after.id})`
+    : Prisma.sql`TRUE`;
+  return Prisma.sql`SELECT * FROM ${Prisma.raw(`"${table}"`)} WHERE ${conditions} AND ${beyond} ORDER BY ${rowKey} ${direction}, id ${direction} LIMIT ${window.take} OFFSET ${window.skip}`;
+}
+
+/** The rows and total of `paginate` for a list read in SQL: a table's rows that meet the conditions. */
+export function sqlListing<F extends string, Row>(db: Db, table: string, conditions: Prisma.Sql, fields: Record<F, SqlSortField>) {
+  return {
+    rows: (window: Window<F>) => db.$queryRaw<Row[]>(pageSql(table, conditions, fields[window.sort.field], window)),
+    total: async () => (await db.$queryRaw<{ total: number }[]>`SELECT count(*)::int AS total FROM ${Prisma.raw(`"${table}"`)} WHERE ${conditions}`)[0]!.total,
+  };
+}
+
+type Direction = 'asc' | 'desc';
+type Bound = { lt?: Date; lte?: Date; gt?: Date; gte?: Date };
+
+/**
+ * The same for a list read through Prisma: findMany's arguments for a window of the rows that meet
+ * `where`, sorted by a timestamp column named as the sort field, with `tie` (a unique column)
+ * breaking ties. The redundant bound on the column alone gives the index scan its start.
+ */
+export function prismaWindow<W extends object, C extends string, T extends string = 'id'>(where: W, window: Window<C>, tie = 'id' as T) {
+  const { sort, after, take, skip } = window;
+  const column = sort.field;
+  const direction: Direction = sort.descending ? 'desc' : 'asc';
+  const orderBy = [{ [column]: direction } as Record<C, Direction>, { [tie]: direction } as Record<T, Direction>];
+  if (!after?.value) return { where, orderBy, take, skip };
+  const beyond = sort.descending ? 'lt' : 'gt';
+  const value = new Date(after.value);
+  const keyset = {
+    AND: [{ [column]: { [`${beyond}e`]: value } } as Record<C, Bound>, { OR: [{ [column]: { [beyond]: value } } as Record<C, Bound>, { [column]: value, [tie]: { [beyond]: after.id } } as Record<C, Date> & Record<T, { lt?: string; gt?: string }>] }],
+  };
+  return { where: { ...where, ...keyset }, orderBy, take, skip };
+}
