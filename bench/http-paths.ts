@@ -38,7 +38,8 @@ async function measure(label: string, options: autocannon.Options, bench: HttpBe
   return { measured, alsoCpu };
 }
 
-export async function benchHttpPaths(bench: HttpBench, paths: { postBody: string; listProjectId: string }): Promise<void> {
+/** Each path is measured when given. */
+export async function benchHttpPaths(bench: HttpBench, paths: { post: string | false; listProjectId: string | false }): Promise<void> {
   const baseline = await startChild('baseline-api.ts', {
     PORT: String(BASELINE_PORT),
     BENCH_ORG_ID: bench.organizationId,
@@ -47,18 +48,21 @@ export async function benchHttpPaths(bench: HttpBench, paths: { postBody: string
   const bare = `http://127.0.0.1:${BASELINE_PORT}`;
   const json = { 'content-type': 'application/json' };
   try {
-    const post = { method: 'POST' as const, body: paths.postBody };
-    const bareCreate = await measure('bare Express + pg', { ...post, url: `${bare}/tasks`, headers: json }, bench, [baseline.pid]);
-    const create = await measure('worktrack', { ...post, url: `${bench.base}/v1/tasks`, headers: bench.headers }, bench, [bench.apiPid], [bench.workerPid]);
-    printTable(`POST /v1/tasks (${CONNECTIONS} connections, ${bench.seconds} s)`, 'req', create.measured, bareCreate.measured, [
-      cpuNote('Meanwhile the worker, dispatching the outbox events (no subscriptions)', create.alsoCpu, create.measured.count, 'request'),
-    ]);
-
-    await bench.analyze();
-    const list = `?projectId=${paths.listProjectId}`;
-    const bareList = await measure('bare Express + pg', { url: `${bare}/tasks${list}` }, bench, [baseline.pid]);
-    const worktrackList = await measure('worktrack', { url: `${bench.base}/v1/tasks${list}&limit=50`, headers: bench.headers }, bench, [bench.apiPid]);
-    printTable(`GET /v1/tasks?projectId= (page of 50 + exact total of 1,000; ${CONNECTIONS} connections, ${bench.seconds} s)`, 'req', worktrackList.measured, bareList.measured);
+    if (paths.post) {
+      const post = { method: 'POST' as const, body: paths.post };
+      const bareCreate = await measure('bare Express + pg', { ...post, url: `${bare}/tasks`, headers: json }, bench, [baseline.pid]);
+      const create = await measure('worktrack', { ...post, url: `${bench.base}/v1/tasks`, headers: bench.headers }, bench, [bench.apiPid], [bench.workerPid]);
+      printTable(`POST /v1/tasks (${CONNECTIONS} connections, ${bench.seconds} s)`, 'req', create.measured, bareCreate.measured, [
+        cpuNote('Meanwhile the worker, dispatching the outbox events (no subscriptions)', create.alsoCpu, create.measured.count, 'request'),
+      ]);
+    }
+    if (paths.listProjectId) {
+      await bench.analyze();
+      const list = `?projectId=${paths.listProjectId}`;
+      const bareList = await measure('bare Express + pg', { url: `${bare}/tasks${list}` }, bench, [baseline.pid]);
+      const worktrackList = await measure('worktrack', { url: `${bench.base}/v1/tasks${list}&limit=50`, headers: bench.headers }, bench, [bench.apiPid]);
+      printTable(`GET /v1/tasks?projectId= (page of 50 + exact total of 1,000; ${CONNECTIONS} connections, ${bench.seconds} s)`, 'req', worktrackList.measured, bareList.measured);
+    }
   } finally {
     await baseline.stop();
   }

@@ -66,6 +66,10 @@ export function listeningPid(port: number): number {
   throw new Error(`no process listens on port ${port}`);
 }
 
+async function postgresBackends(pg: Client): Promise<{ pid: number; client_port: number | null }[]> {
+  return (await pg.query<{ pid: number; client_port: number | null }>('SELECT pid, client_port FROM pg_stat_activity')).rows;
+}
+
 /** The Postgres backends serving a process's connections (matched by the client's port). */
 async function backendsOf(pg: Client, pid: number, postgresPort: number): Promise<number[]> {
   const sockets = tcpSockets();
@@ -75,8 +79,7 @@ async function backendsOf(pg: Client, pid: number, postgresPort: number): Promis
       .filter((s) => s !== undefined && s.remotePort === postgresPort)
       .map((s) => s!.localPort),
   );
-  const { rows } = await pg.query<{ pid: number; client_port: number }>('SELECT pid, client_port FROM pg_stat_activity WHERE client_port IS NOT NULL');
-  return rows.filter((row) => clientPorts.has(row.client_port)).map((row) => row.pid);
+  return (await postgresBackends(pg)).filter((row) => row.client_port !== null && clientPorts.has(row.client_port)).map((row) => row.pid);
 }
 
 export interface CpuUse {
@@ -99,15 +102,16 @@ export interface CpuSubjects {
 /** Starts a measuring window; `stop` gives the CPU time spent in it. */
 export async function measureCpu({ pg, postgresPort, redisPid, pids }: CpuSubjects): Promise<{ stop(): Promise<CpuUse> }> {
   const sum = (list: number[]) => list.reduce((total, pid) => total + cpuMicros(pid), 0);
-  const backends = async () => (await Promise.all(pids.map((pid) => backendsOf(pg, pid, postgresPort)))).flat();
-  const startBackends = new Map((await backends()).map((pid) => [pid, cpuMicros(pid)] as const));
+  // Every backend's time at the start, so a backend matched only at the end still counts its delta.
+  const startBackends = new Map((await postgresBackends(pg)).map(({ pid }) => [pid, cpuMicros(pid)] as const));
   const start = { node: sum(pids), redis: cpuMicros(redisPid) };
   return {
     async stop() {
       const node = sum(pids) - start.node;
       const redis = cpuMicros(redisPid) - start.redis;
+      const backends = (await Promise.all(pids.map((pid) => backendsOf(pg, pid, postgresPort)))).flat();
       // A backend opened during the window counts whole; one closed during it is lost (pools keep theirs open).
-      const postgres = (await backends()).reduce((total, pid) => total + cpuMicros(pid) - (startBackends.get(pid) ?? 0), 0);
+      const postgres = backends.reduce((total, pid) => total + cpuMicros(pid) - (startBackends.get(pid) ?? 0), 0);
       return { nodeUs: node, postgresUs: postgres, redisUs: redis };
     },
   };

@@ -6,7 +6,8 @@
 //   2. webhook deliveries vs a bare BullMQ job loop POSTing the same body with undici
 //      (bench/baseline-deliveries.ts), saturated, then event-to-receiver latency at half that rate.
 // Settings: BENCH_URL (http://127.0.0.1:3000), BENCH_SECONDS (10), BENCH_EVENTS (10000),
-// BENCH_SERVER_CPU (pin the baselines to the CPU the service runs on, e.g. 0).
+// BENCH_SERVER_CPU (pin the baselines to the CPU the service runs on, e.g. 0), BENCH_PATHS
+// (post,list,webhooks: the tables to print).
 import { Client } from 'pg';
 import { request } from 'undici';
 import { loadApiConfig, loadDotEnv, loadWorkerConfig } from '@worktrack/config';
@@ -19,6 +20,7 @@ import { benchWebhooks } from './webhook-paths';
 const base = process.env.BENCH_URL ?? 'http://127.0.0.1:3000';
 const seconds = Number(process.env.BENCH_SECONDS ?? 10);
 const events = Number(process.env.BENCH_EVENTS ?? 10_000);
+const paths = new Set((process.env.BENCH_PATHS ?? 'post,list,webhooks').split(','));
 const LIST_TASKS = 1_000;
 
 async function organization(databaseUrl: string, name: string) {
@@ -59,9 +61,10 @@ async function main() {
   console.log(`# pnpm bench against ${base}: API pid ${apiPid}, worker pid ${workerPid}; ${seconds} s per measurement`);
   await benchHttpPaths(
     { base, headers: http.headers, seconds, apiPid, workerPid, organizationId: http.id, userId: http.userId, cpu, analyze },
-    { postBody: JSON.stringify({ ...taskBody, projectId: created.id }), listProjectId: listed.id },
+    { post: paths.has('post') && JSON.stringify({ ...taskBody, projectId: created.id }), listProjectId: paths.has('list') && listed.id },
   );
 
+  if (!paths.has('webhooks')) return void (await pg.end());
   const hooks = await organization(api.databaseUrl, 'Bench hooks');
   await benchWebhooks({
     base,

@@ -61,4 +61,23 @@ describe('daily request quota', () => {
       await replica.close();
     }
   });
+
+  it('stays exact under concurrent requests on two replicas, and its counter expires after the day', async () => {
+    const quota = 20;
+    const org = await createOrg(h.db, { plan: 'enterprise', dailyQuota: quota });
+    const replica = createHarness({ REDIS_PREFIX: h.deps.config.redisPrefix });
+    try {
+      const answers = await Promise.all(Array.from({ length: 50 }, (_, i) => as(i % 2 ? replica.app : h.app, org.liveKey).get('/v1/tasks')));
+      expect(answers.filter((res) => res.status === 200)).toHaveLength(quota);
+      expect(answers.filter((res) => res.status === 429)).toHaveLength(50 - quota);
+      const remaining = answers.map((res) => Number(res.headers['x-ratelimit-remaining'])).sort((a, b) => a - b);
+      expect(remaining.filter((r) => r > 0)).toEqual(Array.from({ length: quota - 1 }, (_, i) => i + 1));
+
+      const [counter] = await h.deps.redis.keys(`${h.deps.config.redisPrefix}:quota:${org.organization.id}:*`);
+      expect(await h.deps.redis.get(counter!)).toBe('50');
+      expect(await h.deps.redis.expiretime(counter!)).toBe(nextUtcMidnightSeconds() + 3600);
+    } finally {
+      await replica.close();
+    }
+  });
 });

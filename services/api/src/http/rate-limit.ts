@@ -18,6 +18,15 @@ function nextUtcMidnight(now = new Date()): Date {
 }
 
 /**
+ * Counts a request and, on the day's first, sets the counter to expire an hour after the day ends:
+ * one command, atomic, so every replica's count is exact.
+ */
+const INCREMENT = `
+  local hits = redis.call('INCR', KEYS[1])
+  if hits == 1 then redis.call('EXPIREAT', KEYS[1], ARGV[1]) end
+  return hits`;
+
+/**
  * An express-rate-limit store whose window is the UTC calendar day (DECISIONS §5), kept in
  * Redis so every API replica counts against the same number.
  */
@@ -35,14 +44,8 @@ export class UtcDayRedisStore implements Store {
 
   async increment(key: string): Promise<IncrementResponse> {
     const resetTime = nextUtcMidnight();
-    const redisKey = this.keyFor(key, resetTime);
-    const results = await this.redis
-      .multi()
-      .incr(redisKey)
-      .expireat(redisKey, Math.floor(resetTime.getTime() / 1000) + 3600)
-      .exec();
-    const [incrError, totalHits] = results![0]!;
-    if (incrError) throw incrError;
+    const expireAt = Math.floor(resetTime.getTime() / 1000) + 3600;
+    const totalHits = await this.redis.eval(INCREMENT, 1, this.keyFor(key, resetTime), expireAt);
     return { totalHits: Number(totalHits), resetTime };
   }
 
