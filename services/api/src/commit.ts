@@ -1,5 +1,7 @@
+import type { Logger } from '@worktrack/config';
 import type { Scope, Tx } from '@worktrack/db';
 import { recordEvents, type DomainEvent } from '@worktrack/events';
+import { EventPublisher, type JobScheduler } from '@worktrack/queue';
 import type { AppDeps } from './deps';
 
 /**
@@ -7,7 +9,7 @@ import type { AppDeps } from './deps';
  * `timeoutMs` lengthens Prisma's 5 s limit for a change that waits on another service meanwhile.
  */
 export async function commitWithEvents<T>(
-  deps: Pick<AppDeps, 'db' | 'jobs' | 'logger'>,
+  deps: Pick<AppDeps, 'db' | 'publisher'>,
   scope: Scope,
   change: (tx: Tx) => Promise<{ result: T; events: DomainEvent[] }>,
   { timeoutMs }: { timeoutMs?: number } = {},
@@ -19,13 +21,18 @@ export async function commitWithEvents<T>(
     },
     { timeout: timeoutMs },
   );
-  publishCommitted(deps, eventIds);
+  deps.publisher.publish(eventIds);
   return result;
 }
 
-/** Publishing is best effort: if Redis is down the worker's sweep publishes the events later. */
-export function publishCommitted(deps: Pick<AppDeps, 'jobs' | 'logger'>, eventIds: string[]): void {
-  deps.jobs.publishEvents(eventIds).catch((err: unknown) => {
-    deps.logger.warn({ err, eventIds }, 'event publish deferred to the outbox sweep');
+/**
+ * Publishes committed events a few milliseconds' worth at a time. Best effort: if Redis is down
+ * the worker's sweep publishes the events later.
+ */
+export function createEventPublisher(jobs: JobScheduler, logger: Logger): EventPublisher {
+  return new EventPublisher(jobs, {
+    delayMs: 5,
+    maxBatch: 500,
+    onError: (err, eventIds) => logger.warn({ err, eventIds }, 'event publish deferred to the outbox sweep'),
   });
 }

@@ -6,6 +6,7 @@ import { createMetricsRegistry, registerBacklogGauges } from '@worktrack/metrics
 import { createRedisConnection, JobScheduler } from '@worktrack/queue';
 import { createObjectStore } from '@worktrack/storage';
 import { createApp } from './app';
+import { createEventPublisher } from './commit';
 import type { ResolvedKey } from './http/auth';
 import { KEY_CACHE_LIFETIME_MS, KeyCache } from './http/key-cache';
 import { KeyRevocations } from './http/key-revocations';
@@ -27,6 +28,7 @@ export async function startApi(config: ApiConfig, logger: Logger): Promise<Runni
   const producer = createRedisConnection(config.redisUrl, 'producer', 'api-producer');
   const subscriber = createRedisConnection(config.redisUrl, 'subscriber', 'api-subscriber');
   const jobs = new JobScheduler(producer, config.redisPrefix, (err) => logger.warn({ err }, 'queue unavailable'));
+  const publisher = createEventPublisher(jobs, logger);
   const keyCache = new KeyCache<ResolvedKey>(KEY_CACHE_LIFETIME_MS);
   const keyRevocations = new KeyRevocations(keyCache, redis, subscriber, config.redisPrefix, logger);
   const store = createObjectStore(config.s3);
@@ -42,7 +44,7 @@ export async function startApi(config: ApiConfig, logger: Logger): Promise<Runni
   });
 
   let draining = false;
-  const app = createApp({ config, db, redis, jobs, keyCache, keyRevocations, logger, store, metrics, draining: () => draining });
+  const app = createApp({ config, db, redis, jobs, publisher, keyCache, keyRevocations, logger, store, metrics, draining: () => draining });
   const server = createApiServer(app).listen(config.port, config.host);
   await Promise.race([once(server, 'listening'), once(server, 'error').then(([err]) => Promise.reject(err as Error))]);
   const { port } = server.address() as AddressInfo;
@@ -55,6 +57,7 @@ export async function startApi(config: ApiConfig, logger: Logger): Promise<Runni
       const closed = new Promise((resolve) => server.close(resolve));
       server.closeIdleConnections();
       await closed;
+      await publisher.close();
       await jobs.close();
       store.close();
       redis.disconnect();

@@ -1,7 +1,7 @@
 import type { Redis } from 'ioredis';
 import type { ApiConfig, Logger } from '@worktrack/config';
 import type { Db } from '@worktrack/db';
-import type { JobScheduler } from '@worktrack/queue';
+import type { EventPublisher, JobScheduler } from '@worktrack/queue';
 import type { Registry } from '@worktrack/metrics';
 import type { ObjectStore } from '@worktrack/storage';
 import type { ResolvedKey } from './http/auth';
@@ -14,8 +14,10 @@ export interface AppDeps {
   db: Db;
   /** Fail-fast connection for quota counters and idempotency records. */
   redis: Redis;
-  /** Publishes events and schedules deliveries (fail-fast connection; the outbox covers outages). */
+  /** Schedules deliveries (fail-fast connection). */
   jobs: JobScheduler;
+  /** Publishes committed events in batches (the outbox covers outages). */
+  publisher: EventPublisher;
   /** What API keys resolved to, kept briefly in process. */
   keyCache: KeyCache<ResolvedKey>;
   /** Makes every replica forget an organization's cached keys after a revocation or membership change. */

@@ -7,6 +7,7 @@ import { createDb, newId, type Db, type Mode, type Plan, type Role } from '@work
 import { createRedisConnection, JobScheduler } from '@worktrack/queue';
 import { createObjectStore } from '@worktrack/storage';
 import { createApp } from '../../src/app';
+import { createEventPublisher } from '../../src/commit';
 import type { ResolvedKey } from '../../src/http/auth';
 import { KEY_CACHE_LIFETIME_MS, KeyCache } from '../../src/http/key-cache';
 import { KeyRevocations } from '../../src/http/key-revocations';
@@ -38,15 +39,17 @@ export function createHarness(
   const producer = createRedisConnection(config.redisUrl, 'producer', 'test-producer');
   const subscriber = createRedisConnection(config.redisUrl, 'subscriber', 'test-subscriber');
   const jobs = new JobScheduler(producer, config.redisPrefix, () => undefined);
+  const publisher = createEventPublisher(jobs, logger);
   const store = createObjectStore(config.s3);
   const keyCache = new KeyCache<ResolvedKey>(keyCacheLifetimeMs);
   const keyRevocations = new KeyRevocations(keyCache, redis, subscriber, config.redisPrefix, logger);
-  const deps: AppDeps = { config, db, redis, jobs, keyCache, keyRevocations, logger, store, metrics: createMetricsRegistry(), draining: () => false };
+  const deps: AppDeps = { config, db, redis, jobs, publisher, keyCache, keyRevocations, logger, store, metrics: createMetricsRegistry(), draining: () => false };
   return {
     app: createApp(deps),
     deps,
     db,
     async close() {
+      await publisher.close();
       await jobs.close();
       store.close();
       redis.disconnect();

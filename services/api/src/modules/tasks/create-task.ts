@@ -1,6 +1,5 @@
 import { newId, type Task } from '@worktrack/db';
 import { events, outboxRow } from '@worktrack/events';
-import { publishCommitted } from '../../commit';
 import { defineRoute } from '../../http/route';
 import { assertMembers } from '../members/assert-member';
 import { assertProjectOpen } from '../projects/assert-project-open';
@@ -68,7 +67,7 @@ export const createTask = defineRoute({
       if (task.assigneeId) await assertMembers(deps.db, tenant.organizationId, [task.assigneeId], 'assigneeId');
       throw new Error(`task ${task.id} was not inserted, yet its project and assignee are valid`);
     }
-    publishCommitted(deps, [event.id]);
+    deps.publisher.publish([event.id]);
     return record;
   },
 });

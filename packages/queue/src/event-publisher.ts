@@ -1,0 +1,49 @@
+export interface EventPublisherOptions {
+  /** How long ids are gathered after the first before they are added together. */
+  delayMs: number;
+  /** A batch this large is added at once. */
+  maxBatch: number;
+  /** A batch that could not be added; the outbox sweep publishes its events later. */
+  onError: (err: unknown, eventIds: string[]) => void;
+}
+
+/**
+ * Publishes committed events' ids a batch at a time: ids handed over within `delayMs` of the first
+ * go to Redis in one pipelined bulk add, so a busy API pays one round trip for many requests.
+ * Best effort, as publishing always is here: an id lost with a failed batch or a crash stays
+ * undispatched in the outbox until the worker's sweep publishes it.
+ */
+export class EventPublisher {
+  private pending: string[] = [];
+  private timer: NodeJS.Timeout | undefined;
+  private readonly sending = new Set<Promise<void>>();
+
+  constructor(
+    private readonly scheduler: { publishEvents(eventIds: string[]): Promise<void> },
+    private readonly options: EventPublisherOptions,
+  ) {}
+
+  publish(eventIds: string[]): void {
+    if (eventIds.length === 0) return;
+    this.pending.push(...eventIds);
+    if (this.pending.length >= this.options.maxBatch) this.flush();
+    else this.timer ??= setTimeout(() => this.flush(), this.options.delayMs);
+  }
+
+  /** Adds what is pending now; resolves once every batch sent so far has been answered. */
+  async close(): Promise<void> {
+    this.flush();
+    await Promise.all(this.sending);
+  }
+
+  private flush(): void {
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    const batch = this.pending;
+    if (batch.length === 0) return;
+    this.pending = [];
+    const sent = this.scheduler.publishEvents(batch).catch((err: unknown) => this.options.onError(err, batch));
+    this.sending.add(sent);
+    void sent.finally(() => this.sending.delete(sent));
+  }
+}

@@ -1,0 +1,58 @@
+import { EventPublisher } from '../src/event-publisher';
+
+function setup(maxBatch = 100) {
+  const batches: string[][] = [];
+  const failures: string[][] = [];
+  let refuse = false;
+  const scheduler = {
+    publishEvents: async (ids: string[]) => {
+      if (refuse) throw new Error('Redis down');
+      batches.push(ids);
+    },
+  };
+  const publisher = new EventPublisher(scheduler, { delayMs: 5, maxBatch, onError: (_err, ids) => failures.push(ids) });
+  return { publisher, batches, failures, refuseNext: (value: boolean) => (refuse = value) };
+}
+
+beforeEach(() => jest.useFakeTimers());
+afterEach(() => jest.useRealTimers());
+
+describe('EventPublisher', () => {
+  it('adds the ids published within the delay in one bulk call', async () => {
+    const { publisher, batches } = setup();
+    publisher.publish(['evt_1']);
+    publisher.publish(['evt_2', 'evt_3']);
+    publisher.publish([]);
+    expect(batches).toEqual([]);
+    await jest.advanceTimersByTimeAsync(5);
+    publisher.publish(['evt_4']);
+    await jest.advanceTimersByTimeAsync(5);
+    expect(batches).toEqual([['evt_1', 'evt_2', 'evt_3'], ['evt_4']]);
+  });
+
+  it('adds a full batch at once', async () => {
+    const { publisher, batches } = setup(2);
+    publisher.publish(['evt_1', 'evt_2']);
+    await jest.advanceTimersByTimeAsync(0);
+    expect(batches).toEqual([['evt_1', 'evt_2']]);
+  });
+
+  it('reports a batch Redis refused with its ids, and carries on with the next', async () => {
+    const { publisher, batches, failures, refuseNext } = setup();
+    refuseNext(true);
+    publisher.publish(['evt_1']);
+    await jest.advanceTimersByTimeAsync(5);
+    refuseNext(false);
+    publisher.publish(['evt_2']);
+    await jest.advanceTimersByTimeAsync(5);
+    expect(failures).toEqual([['evt_1']]);
+    expect(batches).toEqual([['evt_2']]);
+  });
+
+  it('adds what is pending when closed, and waits for it', async () => {
+    const { publisher, batches } = setup();
+    publisher.publish(['evt_1']);
+    await publisher.close();
+    expect(batches).toEqual([['evt_1']]);
+  });
+});
