@@ -1,6 +1,4 @@
 import { Prisma, type Db } from '@worktrack/db';
-import type { Position } from './cursor';
-import type { Sort } from './list-order';
 import type { Window } from './pagination';
 
 /**
@@ -45,18 +43,24 @@ type Bound = { lt?: Date; lte?: Date; gt?: Date; gte?: Date };
 /**
  * The same for a list read through Prisma: findMany's arguments for a window of the rows that meet
  * `where`, sorted by a timestamp column named as the sort field, with `tie` (a unique column)
- * breaking ties. The redundant bound on the column alone gives the index scan its start.
+ * breaking ties.
  */
 export function prismaWindow<W extends object, C extends string, T extends string = 'id'>(where: W, window: Window<C>, tie = 'id' as T) {
   const { sort, after, take, skip } = window;
   const column = sort.field;
   const direction: Direction = sort.descending ? 'desc' : 'asc';
   const orderBy = [{ [column]: direction } as Record<C, Direction>, { [tie]: direction } as Record<T, Direction>];
-  if (!after?.value) return { where, orderBy, take, skip };
-  const beyond = sort.descending ? 'lt' : 'gt';
-  const value = new Date(after.value);
-  const keyset = {
-    AND: [{ [column]: { [`${beyond}e`]: value } } as Record<C, Bound>, { OR: [{ [column]: { [beyond]: value } } as Record<C, Bound>, { [column]: value, [tie]: { [beyond]: after.id } } as Record<C, Date> & Record<T, { lt?: string; gt?: string }>] }],
-  };
-  return { where: { ...where, ...keyset }, orderBy, take, skip };
+  return { where: { AND: [where, ...(after?.value ? keyset(column, tie, sort.descending, new Date(after.value), after.id) : [])] }, orderBy, take, skip };
+}
+
+/**
+ * Beyond a position, as Prisma can say it: at or beyond its time (the bound an index scan starts
+ * from), and beyond it (a later time, or the same time and a later tie).
+ */
+function keyset<C extends string, T extends string>(column: C, tie: T, descending: boolean, value: Date, id: string) {
+  const beyond = descending ? 'lt' : 'gt';
+  return [
+    { [column]: { [`${beyond}e`]: value } } as Record<C, Bound>,
+    { OR: [{ [column]: { [beyond]: value } } as Record<C, Bound>, { [column]: value, [tie]: { [beyond]: id } } as Record<C, Date> & Record<T, { lt?: string; gt?: string }>] },
+  ];
 }
