@@ -1,4 +1,5 @@
-export { createDb, lockScopedRow, type Db, type LockableTable, type Tx } from './client';
+export { createDatabase, createDb, lockScopedRow, type Database, type Db, type LockableTable, type SqlPool, type Tx } from './client';
+export { insertTaskWithEvent, type OutboxInsert } from './statements/tasks';
 export { newId, ID_PREFIXES, type IdKind } from './ids';
 export { scoped, type Scope } from './scope';
 export { Prisma } from './generated/prisma/client';

@@ -1,7 +1,7 @@
 import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import type { ApiConfig, Logger } from '@worktrack/config';
-import { createDb } from '@worktrack/db';
+import { createDatabase } from '@worktrack/db';
 import { createMetricsRegistry, registerBacklogGauges } from '@worktrack/metrics';
 import { createRedisConnection, JobScheduler } from '@worktrack/queue';
 import { createObjectStore } from '@worktrack/storage';
@@ -23,7 +23,8 @@ export interface RunningApi {
 
 /** The API as it ships: its dependencies built from the settings, the server listening. */
 export async function startApi(config: ApiConfig, logger: Logger): Promise<RunningApi> {
-  const db = createDb(config.databaseUrl);
+  const database = createDatabase(config.databaseUrl);
+  const { db } = database;
   const redis = createRedisConnection(config.redisUrl, 'producer', 'api');
   const producer = createRedisConnection(config.redisUrl, 'producer', 'api-producer');
   const subscriber = createRedisConnection(config.redisUrl, 'subscriber', 'api-subscriber');
@@ -44,7 +45,7 @@ export async function startApi(config: ApiConfig, logger: Logger): Promise<Runni
   });
 
   let draining = false;
-  const app = createApp({ config, db, redis, jobs, publisher, keyCache, keyRevocations, logger, store, metrics, draining: () => draining });
+  const app = createApp({ config, db, sql: database.pool, redis, jobs, publisher, keyCache, keyRevocations, logger, store, metrics, draining: () => draining });
   const server = createApiServer(app).listen(config.port, config.host);
   await Promise.race([once(server, 'listening'), once(server, 'error').then(([err]) => Promise.reject(err as Error))]);
   const { port } = server.address() as AddressInfo;
@@ -63,7 +64,7 @@ export async function startApi(config: ApiConfig, logger: Logger): Promise<Runni
       redis.disconnect();
       producer.disconnect();
       subscriber.disconnect();
-      await db.$disconnect();
+      await database.close();
     },
   };
 }

@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
 import type { ApiConfig, Logger } from '@worktrack/config';
-import type { Db } from '@worktrack/db';
+import type { Db, SqlPool } from '@worktrack/db';
 import type { EventPublisher, JobScheduler } from '@worktrack/queue';
 import type { Registry } from '@worktrack/metrics';
 import type { ObjectStore } from '@worktrack/storage';
@@ -12,6 +12,8 @@ import type { KeyRevocations } from './http/key-revocations';
 export interface AppDeps {
   config: ApiConfig;
   db: Db;
+  /** The pool under `db`, for the hot statements of @worktrack/db's `statements/`. */
+  sql: SqlPool;
   /** Fail-fast connection for quota counters and idempotency records. */
   redis: Redis;
   /** Schedules deliveries (fail-fast connection). */

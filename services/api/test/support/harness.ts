@@ -3,7 +3,7 @@ import request from 'supertest';
 import type { Express } from 'express';
 import { createLogger, loadApiConfig, type Logger } from '@worktrack/config';
 import { createMetricsRegistry } from '@worktrack/metrics';
-import { createDb, newId, type Db, type Mode, type Plan, type Role } from '@worktrack/db';
+import { createDatabase, newId, type Db, type Mode, type Plan, type Role } from '@worktrack/db';
 import { createRedisConnection, JobScheduler } from '@worktrack/queue';
 import { createObjectStore } from '@worktrack/storage';
 import { createApp } from '../../src/app';
@@ -34,7 +34,8 @@ export function createHarness(
   { logger = createLogger('silent', 'test'), keyCacheLifetimeMs = KEY_CACHE_LIFETIME_MS }: { logger?: Logger; keyCacheLifetimeMs?: number } = {},
 ): Harness {
   const config = loadApiConfig({ ...process.env, REDIS_PREFIX: `wt-test-${randomUUID().slice(0, 8)}`, ...overrides });
-  const db = createDb(config.databaseUrl, { poolSize: 5 });
+  const database = createDatabase(config.databaseUrl, { poolSize: 5 });
+  const { db } = database;
   const redis = createRedisConnection(config.redisUrl, 'producer', 'test-api');
   const producer = createRedisConnection(config.redisUrl, 'producer', 'test-producer');
   const subscriber = createRedisConnection(config.redisUrl, 'subscriber', 'test-subscriber');
@@ -43,7 +44,7 @@ export function createHarness(
   const store = createObjectStore(config.s3);
   const keyCache = new KeyCache<ResolvedKey>(keyCacheLifetimeMs);
   const keyRevocations = new KeyRevocations(keyCache, redis, subscriber, config.redisPrefix, logger);
-  const deps: AppDeps = { config, db, redis, jobs, publisher, keyCache, keyRevocations, logger, store, metrics: createMetricsRegistry(), draining: () => false };
+  const deps: AppDeps = { config, db, sql: database.pool, redis, jobs, publisher, keyCache, keyRevocations, logger, store, metrics: createMetricsRegistry(), draining: () => false };
   return {
     app: createApp(deps),
     deps,
@@ -55,7 +56,7 @@ export function createHarness(
       redis.disconnect();
       producer.disconnect();
       subscriber.disconnect();
-      await db.$disconnect();
+      await database.close();
     },
   };
 }

@@ -1,4 +1,4 @@
-import { newId, type Task } from '@worktrack/db';
+import { insertTaskWithEvent, newId, type Task } from '@worktrack/db';
 import { events, outboxRow } from '@worktrack/events';
 import { defineRoute } from '../../http/route';
 import { assertMembers } from '../members/assert-member';
@@ -42,27 +42,9 @@ export const createTask = defineRoute({
     const record = toTaskRecord(task);
     const event = outboxRow(tenant, events.taskCreated(record));
 
-    const inserted = await deps.db.$executeRaw`
-      WITH project AS (
-        SELECT 1 FROM "Project"
-        WHERE id = ${task.projectId} AND "organizationId" = ${task.organizationId} AND mode = ${task.mode}::"Mode" AND NOT archived
-      ), assignee AS (
-        SELECT 1 WHERE ${task.assigneeId}::text IS NULL
-          OR EXISTS (SELECT 1 FROM "Membership" WHERE "organizationId" = ${task.organizationId} AND "userId" = ${task.assigneeId})
-      ), task AS (
-        INSERT INTO "Task" (id, "organizationId", mode, "projectId", title, description, status, priority,
-                            "assigneeId", "creatorId", "dueDate", "customFields", "createdAt", "updatedAt")
-        SELECT ${task.id}, ${task.organizationId}, ${task.mode}::"Mode", ${task.projectId}, ${task.title}, ${task.description},
-               ${task.status}::"TaskStatus", ${task.priority}::"Priority", ${task.assigneeId}, ${task.creatorId}, ${task.dueDate},
-               ${JSON.stringify(task.customFields)}::jsonb, ${now}, ${now}
-        FROM project, assignee
-        RETURNING id
-      )
-      INSERT INTO "OutboxEvent" (id, "organizationId", mode, type, data, "createdAt")
-      SELECT ${event.id}, ${event.organizationId}, ${event.mode}::"Mode", ${event.type}, ${JSON.stringify(event.data)}::jsonb, ${now}
-      FROM task`;
+    const inserted = await insertTaskWithEvent(deps.sql, task, event);
 
-    if (inserted === 0) {
+    if (!inserted) {
       await assertProjectOpen(deps.db, tenant, task.projectId);
       if (task.assigneeId) await assertMembers(deps.db, tenant.organizationId, [task.assigneeId], 'assigneeId');
       throw new Error(`task ${task.id} was not inserted, yet its project and assignee are valid`);

@@ -1,0 +1,60 @@
+import { createDatabase, insertTaskWithEvent, newId, type Database, type Mode, type Task } from '../src/index';
+import { addMember, createOrg, type TestOrg } from '../../../services/api/test/support/harness';
+
+let database: Database;
+let org: TestOrg;
+let projectId: string;
+
+beforeAll(async () => {
+  database = createDatabase(process.env.DATABASE_URL!, { poolSize: 2 });
+  org = await createOrg(database.db);
+  projectId = (await database.db.project.create({ data: { id: newId('project'), organizationId: org.organization.id, mode: 'live', name: 'P' } })).id;
+});
+afterAll(() => database.close());
+
+function task(overrides: Partial<Task> = {}): Task {
+  const now = new Date('2026-11-22T10:00:00.123Z');
+  return {
+    id: newId('task'), organizationId: org.organization.id, mode: 'live', projectId, title: 'T', description: 'D', status: 'in_progress',
+    priority: 'high', assigneeId: null, creatorId: org.user.id, dueDate: new Date('2026-12-01T00:00:00.000Z'), customFields: { points: 3, flag: true },
+    createdAt: now, updatedAt: now, ...overrides,
+  };
+}
+
+const eventFor = (t: Task, mode: Mode = t.mode) => ({ id: newId('event'), organizationId: t.organizationId, mode, type: 'task.created', data: { id: t.id } });
+const rowsOf = async (t: Task) => ({
+  task: await database.db.task.findUnique({ where: { id: t.id } }),
+  events: await database.db.outboxEvent.count({ where: { data: { path: ['id'], equals: t.id } } }),
+});
+
+describe('insertTaskWithEvent', () => {
+  it('writes the task as given and its outbox row', async () => {
+    const member = await addMember(database.db, org);
+    const t = task({ assigneeId: member.userId });
+    const event = eventFor(t);
+    expect(await insertTaskWithEvent(database.pool, t, event)).toBe(true);
+    expect(await database.db.task.findUniqueOrThrow({ where: { id: t.id } })).toEqual(t);
+    expect(await database.db.outboxEvent.findUniqueOrThrow({ where: { id: event.id } })).toMatchObject({
+      organizationId: t.organizationId, mode: 'live', type: 'task.created', data: { id: t.id }, createdAt: t.createdAt, dispatchedAt: null,
+    });
+  });
+
+  it.each([
+    ['an archived project', async () => {
+      const archived = await database.db.project.create({ data: { id: newId('project'), organizationId: org.organization.id, mode: 'live', name: 'A', archived: true, archivedAt: new Date() } });
+      return task({ projectId: archived.id });
+    }],
+    ["another organization's project", async () => task({ projectId: (await createOrgProject()).id })],
+    ["the other mode's project", async () => task({ mode: 'test' })],
+    ['an assignee who is not a member', async () => task({ assigneeId: (await createOrg(database.db)).user.id })],
+  ])('writes nothing for %s', async (_case, make) => {
+    const t = await make();
+    expect(await insertTaskWithEvent(database.pool, t, eventFor(t))).toBe(false);
+    expect(await rowsOf(t)).toEqual({ task: null, events: 0 });
+  });
+});
+
+async function createOrgProject() {
+  const other = await createOrg(database.db);
+  return database.db.project.create({ data: { id: newId('project'), organizationId: other.organization.id, mode: 'live', name: 'Theirs' } });
+}
