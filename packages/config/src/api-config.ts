@@ -47,6 +47,7 @@ export const apiEnvSchema = Joi.object({
   TRUST_PROXY: Joi.alternatives(Joi.boolean(), Joi.number().integer().min(0), Joi.string()).default(false),
   NODE_ENV: Joi.string(),
   CURSOR_SECRET: Joi.string()
+    .empty('')
     .min(32)
     .when('NODE_ENV', { is: 'production', then: Joi.required() })
     .messages({ 'any.required': 'CURSOR_SECRET is required in production (NODE_ENV=production): 32 or more random characters, the same on every API replica' }),

@@ -211,6 +211,7 @@ describe('every list', () => {
 describe('CURSOR_SECRET', () => {
   it('is required in production, 32 characters at least; elsewhere a secret is made at boot', () => {
     expect(() => loadApiConfig({ NODE_ENV: 'production' })).toThrow(/CURSOR_SECRET is required in production/);
+    expect(() => loadApiConfig({ NODE_ENV: 'production', CURSOR_SECRET: '' })).toThrow(/CURSOR_SECRET is required in production/);
     expect(() => loadApiConfig({ NODE_ENV: 'production', CURSOR_SECRET: 'x'.repeat(31) })).toThrow(/CURSOR_SECRET/);
     expect(loadApiConfig({ NODE_ENV: 'production', CURSOR_SECRET: 'x'.repeat(32) })).toMatchObject({ cursorSecret: 'x'.repeat(32), cursorSecretEphemeral: false });
     const development = loadApiConfig({});
