@@ -1,5 +1,5 @@
 // The HTTP baseline: bare Express 5 + `pg` doing the same SQL work as POST and GET /v1/tasks, in
-// a process of its own as the API runs, with prepared statements. No authentication, quota,
+// a process of its own as the API runs. No authentication, quota,
 // validation or events: what is left is the floor the stack sets. The tenant comes from the environment.
 import { randomUUID } from 'node:crypto';
 import express from 'express';
@@ -79,8 +79,9 @@ app.get('/tasks', async (req, res) => {
   const where = `WHERE "organizationId" = $1 AND mode = $2::"Mode" AND "projectId" = $3`;
   const params = [organizationId, mode, String(req.query.projectId)];
   const [page, count] = await Promise.all([
-    pool.query<TaskRow>({ name: 'page', text: `SELECT ${TASK_COLUMNS} FROM "Task" ${where} ORDER BY id DESC LIMIT 50 OFFSET 0` }, params),
-    pool.query<{ total: number }>({ name: 'count', text: `SELECT count(*)::int AS total FROM "Task" ${where}` }, params),
+    // Unprepared: a prepared count gets a generic plan after five runs, and here a worse one.
+    pool.query<TaskRow>(`SELECT ${TASK_COLUMNS} FROM "Task" ${where} ORDER BY id DESC LIMIT 50 OFFSET 0`, params),
+    pool.query<{ total: number }>(`SELECT count(*)::int AS total FROM "Task" ${where}`, params),
   ]);
   const total = count.rows[0]!.total;
   res.json({ data: page.rows.map(toRecord), pagination: { total, limit: 50, offset: 0, hasMore: page.rows.length < total } });

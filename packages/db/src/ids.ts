@@ -34,6 +34,7 @@ export const ID_PREFIXES = {
   invitation: 'inv',
   dashboardLink: 'dsl',
   dashboardSession: 'dss',
+  request: 'req',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

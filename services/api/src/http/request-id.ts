@@ -1,5 +1,5 @@
 import type { RequestHandler } from 'express';
-import { ulid } from 'ulid';
+import { newId } from '@worktrack/db';
 
 declare global {
   // eslint-disable-next-line @typescript-eslint/no-namespace
@@ -12,7 +12,7 @@ declare global {
 
 const acceptable = /^[\w.-]{1,128}$/;
 
-export const newRequestId = () => `req_${ulid()}`;
+export const newRequestId = () => newId('request');
 
 /** Echoes a caller's X-Request-Id when it is sane, otherwise assigns one; every response carries it. */
 export const requestId: RequestHandler = (req, res, next) => {
