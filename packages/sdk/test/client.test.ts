@@ -35,7 +35,9 @@ async function checkedFetch(request: Request): Promise<Response> {
   const response = await fetch(request);
   const text = await response.clone().text();
   const body: unknown = response.headers.get('content-type')?.includes('json') ? JSON.parse(text) : {};
-  conformance.check(request.method, request.url, { status: response.status, body, text } as SupertestResponse);
+  const headers: Record<string, string> = {};
+  response.headers.forEach((value, name) => (headers[name] = value));
+  conformance.check(request.method, request.url, { status: response.status, body, text, headers } as SupertestResponse);
   return response;
 }
 
@@ -95,7 +97,7 @@ describe('the SDK against the running API', () => {
     expect((await anonymous.GET('/v1/projects')).error?.error.code).toBe('unauthenticated');
   });
 
-  it('lists every record across several pages with the iterator', async () => {
+  it('lists every record across several pages with the iterator, following the cursors', async () => {
     const { sdk, sent } = sdkFor(org.liveKey);
     const projectId = await newProject(sdk, 'Paged');
     const created: string[] = [];
@@ -106,14 +108,18 @@ describe('the SDK against the running API', () => {
     for await (const task of sdk.list('/v1/tasks', { query: { projectId, limit: 3 } })) listed.push(task);
     expect(listed.map((t) => t.id).sort()).toEqual([...created].sort());
     expect(listed.map((t) => t.id)).toEqual([...created].reverse()); // newest first
-    expect(sent.map((r) => new URL(r.url).searchParams.get('offset'))).toEqual([null, '3', '6']);
+    expect(sent.map((r) => [new URL(r.url).searchParams.has('cursor'), new URL(r.url).searchParams.get('offset')])).toEqual([
+      [false, null],
+      [true, null],
+      [true, null],
+    ]);
 
     const pages = [];
     for await (const page of sdk.pages('/v1/tasks', { query: { projectId, limit: 3 } })) pages.push(page.pagination);
     expect(pages).toEqual([
-      { total: 7, limit: 3, offset: 0, hasMore: true },
-      { total: 7, limit: 3, offset: 3, hasMore: true },
-      { total: 7, limit: 3, offset: 6, hasMore: false },
+      { total: 7, limit: 3, offset: 0, hasMore: true, nextCursor: expect.any(String) },
+      { total: 7, limit: 3, offset: 3, hasMore: true, nextCursor: expect.any(String) },
+      { total: 7, limit: 3, offset: 6, hasMore: false, nextCursor: null },
     ]);
   });
 

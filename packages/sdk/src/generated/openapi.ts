@@ -15,7 +15,7 @@ export interface paths {
         };
         /**
          * List tasks
-         * @description Newest first. Filters combine.
+         * @description Newest first unless `sort` says otherwise. Filters combine; a list filter (`status=todo,in_progress`) matches any of its values. Page with `cursor` (stable while tasks are added) or `offset`.
          *
          *     Needs the `tasks:read` permission.
          */
@@ -71,7 +71,7 @@ export interface paths {
         };
         /**
          * List projects
-         * @description Newest first. Archived projects are left out unless `archived=true`.
+         * @description Newest first unless `sort` says otherwise. Archived projects are left out unless `archived=true`.
          *
          *     Needs the `projects:read` permission.
          */
@@ -369,7 +369,7 @@ export interface paths {
         };
         /**
          * List files
-         * @description Newest first.
+         * @description Newest first unless `sort` says otherwise.
          *
          *     Needs the `files:read` permission.
          */
@@ -445,7 +445,7 @@ export interface paths {
         };
         /**
          * List members
-         * @description In the order they joined. Members belong to the organization, not to a mode: live and test keys see the same ones.
+         * @description In the order they joined unless `sort` says otherwise. Members belong to the organization, not to a mode: live and test keys see the same ones.
          *
          *     Needs the `members:read` permission.
          */
@@ -561,7 +561,7 @@ export interface paths {
         };
         /**
          * List a task's comments
-         * @description Oldest first, so a conversation reads top to bottom.
+         * @description Oldest first, so a conversation reads top to bottom, unless `sort` says otherwise.
          *
          *     Needs the `comments:read` permission.
          */
@@ -2837,6 +2837,10 @@ export interface components {
         "Retry-After": number;
         /** @description `true` when this is the stored response of an earlier request with the same Idempotency-Key */
         "Idempotent-Replayed": "true";
+        /** @description The entity tag of the record in the body (or, with 304, of the unchanged record): send it as If-None-Match or If-Match */
+        ETag: string;
+        /** @description The URL of the record created */
+        Location: string;
     };
     pathItems: never;
 }
@@ -2846,11 +2850,29 @@ export interface operations {
         parameters: {
             query?: {
                 projectId?: string;
-                status?: "todo" | "in_progress" | "done";
-                assigneeId?: string;
-                priority?: "low" | "medium" | "high";
+                /** @description One or more, comma-separated */
+                status?: ("todo" | "in_progress" | "done")[];
+                /** @description One or more, comma-separated */
+                priority?: ("low" | "medium" | "high")[];
+                /** @description Member ids, comma-separated; `none` for unassigned tasks */
+                assigneeId?: string[];
+                /** @description Tasks due before this instant (tasks without a due date are left out) */
+                dueBefore?: string;
+                /** @description Tasks due after this instant (tasks without a due date are left out) */
+                dueAfter?: string;
+                /** @description Tasks last changed at or after this instant */
+                updatedSince?: string;
+                /** @description Tasks created at or after this instant */
+                createdSince?: string;
+                /** @description Words to find in the title and description, ignoring case and accents: every word must begin a word of either */
+                q?: string;
                 limit?: number;
+                /** @description Records to skip, default 0. Not with `cursor`. */
                 offset?: number;
+                /** @description The previous page's `pagination.nextCursor`: the next page in the same order, with the same filters and sort, stable under concurrent inserts. Not with `offset`. */
+                cursor?: string;
+                /** @description One field, `-` first for descending; ties break on the id. Default `-createdAt`. */
+                sort?: "createdAt" | "-createdAt" | "updatedAt" | "-updatedAt" | "dueDate" | "-dueDate" | "priority" | "-priority" | "status" | "-status" | "title" | "-title";
             };
             header?: never;
             path?: never;
@@ -2873,8 +2895,11 @@ export interface operations {
                         pagination: {
                             total: number;
                             limit: number;
+                            /** @description Records before this page (for a cursor page, as counted while walking) */
                             offset: number;
                             hasMore: boolean;
+                            /** @description Pass it as `cursor` for the next page; null on the last page */
+                            nextCursor: string | null;
                         };
                     };
                 };
@@ -3024,6 +3049,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    Location: components["headers"]["Location"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3202,7 +3228,10 @@ export interface operations {
     getTasksTaskId: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description An ETag from an earlier answer: 304 with no body while the record is unchanged. */
+                "If-None-Match"?: string;
+            };
             path: {
                 taskId: string;
             };
@@ -3217,156 +3246,21 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Task"];
                 };
             };
-            /** @description Invalid request: `invalid_request` */
-            400: {
+            /** @description Not modified: If-None-Match names the current ETag */
+            304: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error?: {
-                            /** @enum {unknown} */
-                            code?: "invalid_request";
-                        };
-                    };
-                };
-            };
-            /** @description Missing, malformed, unknown, revoked or expired API key: `unauthenticated` */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error?: {
-                            /** @enum {unknown} */
-                            code?: "unauthenticated";
-                        };
-                    };
-                };
-            };
-            /** @description The key lacks the permission, or a plan quota is spent: `forbidden` */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error?: {
-                            /** @enum {unknown} */
-                            code?: "forbidden";
-                        };
-                    };
-                };
-            };
-            /** @description Not found (also for another organization’s ids): `not_found` */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error?: {
-                            /** @enum {unknown} */
-                            code?: "not_found";
-                        };
-                    };
-                };
-            };
-            /** @description Daily quota spent, or too many unknown keys from this address: `rate_limited` */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error?: {
-                            /** @enum {unknown} */
-                            code?: "rate_limited";
-                        };
-                    };
-                };
-            };
-            /** @description Internal error: `internal_error` */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error?: {
-                            /** @enum {unknown} */
-                            code?: "internal_error";
-                        };
-                    };
-                };
-            };
-            /** @description A backing service is unavailable: `unavailable` */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error?: {
-                            /** @enum {unknown} */
-                            code?: "unavailable";
-                        };
-                    };
-                };
-            };
-        };
-    };
-    deleteTasksTaskId: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                taskId: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description No content */
-            204: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -3497,10 +3391,182 @@ export interface operations {
             };
         };
     };
+    deleteTasksTaskId: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The ETag the change is based on: 412 `precondition_failed` if the record changed since. */
+                "If-Match"?: string;
+            };
+            path: {
+                taskId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No content */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid request: `invalid_request` */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "invalid_request";
+                        };
+                    };
+                };
+            };
+            /** @description Missing, malformed, unknown, revoked or expired API key: `unauthenticated` */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unauthenticated";
+                        };
+                    };
+                };
+            };
+            /** @description The key lacks the permission, or a plan quota is spent: `forbidden` */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "forbidden";
+                        };
+                    };
+                };
+            };
+            /** @description Not found (also for another organization’s ids): `not_found` */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "not_found";
+                        };
+                    };
+                };
+            };
+            /** @description The resource changed since the ETag given in If-Match: `precondition_failed` */
+            412: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "precondition_failed";
+                        };
+                    };
+                };
+            };
+            /** @description Daily quota spent, or too many unknown keys from this address: `rate_limited` */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "rate_limited";
+                        };
+                    };
+                };
+            };
+            /** @description Internal error: `internal_error` */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "internal_error";
+                        };
+                    };
+                };
+            };
+            /** @description A backing service is unavailable: `unavailable` */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unavailable";
+                        };
+                    };
+                };
+            };
+        };
+    };
     patchTasksTaskId: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The ETag the change is based on: 412 `precondition_failed` if the record changed since. */
+                "If-Match"?: string;
+            };
             path: {
                 taskId: string;
             };
@@ -3531,6 +3597,7 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3602,6 +3669,24 @@ export interface operations {
                         error?: {
                             /** @enum {unknown} */
                             code?: "not_found";
+                        };
+                    };
+                };
+            };
+            /** @description The resource changed since the ETag given in If-Match: `precondition_failed` */
+            412: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "precondition_failed";
                         };
                     };
                 };
@@ -3704,7 +3789,12 @@ export interface operations {
             query?: {
                 archived?: boolean;
                 limit?: number;
+                /** @description Records to skip, default 0. Not with `cursor`. */
                 offset?: number;
+                /** @description The previous page's `pagination.nextCursor`: the next page in the same order, with the same filters and sort, stable under concurrent inserts. Not with `offset`. */
+                cursor?: string;
+                /** @description One field, `-` first for descending; ties break on the id. Default `-createdAt`. */
+                sort?: "createdAt" | "-createdAt" | "updatedAt" | "-updatedAt" | "name" | "-name";
             };
             header?: never;
             path?: never;
@@ -3727,8 +3817,11 @@ export interface operations {
                         pagination: {
                             total: number;
                             limit: number;
+                            /** @description Records before this page (for a cursor page, as counted while walking) */
                             offset: number;
                             hasMore: boolean;
+                            /** @description Pass it as `cursor` for the next page; null on the last page */
+                            nextCursor: string | null;
                         };
                     };
                 };
@@ -3870,6 +3963,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    Location: components["headers"]["Location"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4048,7 +4142,10 @@ export interface operations {
     getProjectsProjectId: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description An ETag from an earlier answer: 304 with no body while the record is unchanged. */
+                "If-None-Match"?: string;
+            };
             path: {
                 projectId: string;
             };
@@ -4063,156 +4160,21 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Project"];
                 };
             };
-            /** @description Invalid request: `invalid_request` */
-            400: {
+            /** @description Not modified: If-None-Match names the current ETag */
+            304: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error?: {
-                            /** @enum {unknown} */
-                            code?: "invalid_request";
-                        };
-                    };
-                };
-            };
-            /** @description Missing, malformed, unknown, revoked or expired API key: `unauthenticated` */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error?: {
-                            /** @enum {unknown} */
-                            code?: "unauthenticated";
-                        };
-                    };
-                };
-            };
-            /** @description The key lacks the permission, or a plan quota is spent: `forbidden` */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error?: {
-                            /** @enum {unknown} */
-                            code?: "forbidden";
-                        };
-                    };
-                };
-            };
-            /** @description Not found (also for another organization’s ids): `not_found` */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error?: {
-                            /** @enum {unknown} */
-                            code?: "not_found";
-                        };
-                    };
-                };
-            };
-            /** @description Daily quota spent, or too many unknown keys from this address: `rate_limited` */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error?: {
-                            /** @enum {unknown} */
-                            code?: "rate_limited";
-                        };
-                    };
-                };
-            };
-            /** @description Internal error: `internal_error` */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error?: {
-                            /** @enum {unknown} */
-                            code?: "internal_error";
-                        };
-                    };
-                };
-            };
-            /** @description A backing service is unavailable: `unavailable` */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error?: {
-                            /** @enum {unknown} */
-                            code?: "unavailable";
-                        };
-                    };
-                };
-            };
-        };
-    };
-    deleteProjectsProjectId: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                projectId: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description No content */
-            204: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -4343,10 +4305,182 @@ export interface operations {
             };
         };
     };
+    deleteProjectsProjectId: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The ETag the change is based on: 412 `precondition_failed` if the record changed since. */
+                "If-Match"?: string;
+            };
+            path: {
+                projectId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No content */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid request: `invalid_request` */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "invalid_request";
+                        };
+                    };
+                };
+            };
+            /** @description Missing, malformed, unknown, revoked or expired API key: `unauthenticated` */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unauthenticated";
+                        };
+                    };
+                };
+            };
+            /** @description The key lacks the permission, or a plan quota is spent: `forbidden` */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "forbidden";
+                        };
+                    };
+                };
+            };
+            /** @description Not found (also for another organization’s ids): `not_found` */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "not_found";
+                        };
+                    };
+                };
+            };
+            /** @description The resource changed since the ETag given in If-Match: `precondition_failed` */
+            412: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "precondition_failed";
+                        };
+                    };
+                };
+            };
+            /** @description Daily quota spent, or too many unknown keys from this address: `rate_limited` */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "rate_limited";
+                        };
+                    };
+                };
+            };
+            /** @description Internal error: `internal_error` */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "internal_error";
+                        };
+                    };
+                };
+            };
+            /** @description A backing service is unavailable: `unavailable` */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unavailable";
+                        };
+                    };
+                };
+            };
+        };
+    };
     patchProjectsProjectId: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The ETag the change is based on: 412 `precondition_failed` if the record changed since. */
+                "If-Match"?: string;
+            };
             path: {
                 projectId: string;
             };
@@ -4371,6 +4505,7 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4442,6 +4577,24 @@ export interface operations {
                         error?: {
                             /** @enum {unknown} */
                             code?: "not_found";
+                        };
+                    };
+                };
+            };
+            /** @description The resource changed since the ETag given in If-Match: `precondition_failed` */
+            412: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "precondition_failed";
                         };
                     };
                 };
@@ -4543,7 +4696,12 @@ export interface operations {
         parameters: {
             query?: {
                 limit?: number;
+                /** @description Records to skip, default 0. Not with `cursor`. */
                 offset?: number;
+                /** @description The previous page's `pagination.nextCursor`: the next page in the same order, with the same filters and sort, stable under concurrent inserts. Not with `offset`. */
+                cursor?: string;
+                /** @description One field, `-` first for descending; ties break on the id. Default `-createdAt`. */
+                sort?: "createdAt" | "-createdAt";
             };
             header?: never;
             path?: never;
@@ -4566,8 +4724,11 @@ export interface operations {
                         pagination: {
                             total: number;
                             limit: number;
+                            /** @description Records before this page (for a cursor page, as counted while walking) */
                             offset: number;
                             hasMore: boolean;
+                            /** @description Pass it as `cursor` for the next page; null on the last page */
+                            nextCursor: string | null;
                         };
                     };
                 };
@@ -4715,6 +4876,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    Location: components["headers"]["Location"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5042,7 +5204,12 @@ export interface operations {
         parameters: {
             query?: {
                 limit?: number;
+                /** @description Records to skip, default 0. Not with `cursor`. */
                 offset?: number;
+                /** @description The previous page's `pagination.nextCursor`: the next page in the same order, with the same filters and sort, stable under concurrent inserts. Not with `offset`. */
+                cursor?: string;
+                /** @description One field, `-` first for descending; ties break on the id. Default `-createdAt`. */
+                sort?: "createdAt" | "-createdAt";
             };
             header?: never;
             path?: never;
@@ -5065,8 +5232,11 @@ export interface operations {
                         pagination: {
                             total: number;
                             limit: number;
+                            /** @description Records before this page (for a cursor page, as counted while walking) */
                             offset: number;
                             hasMore: boolean;
+                            /** @description Pass it as `cursor` for the next page; null on the last page */
+                            nextCursor: string | null;
                         };
                     };
                 };
@@ -5209,6 +5379,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    Location: components["headers"]["Location"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5387,7 +5558,10 @@ export interface operations {
     getWebhooksWebhookId: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description An ETag from an earlier answer: 304 with no body while the record is unchanged. */
+                "If-None-Match"?: string;
+            };
             path: {
                 webhookId: string;
             };
@@ -5402,156 +5576,21 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Webhook"];
                 };
             };
-            /** @description Invalid request: `invalid_request` */
-            400: {
+            /** @description Not modified: If-None-Match names the current ETag */
+            304: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error?: {
-                            /** @enum {unknown} */
-                            code?: "invalid_request";
-                        };
-                    };
-                };
-            };
-            /** @description Missing, malformed, unknown, revoked or expired API key: `unauthenticated` */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error?: {
-                            /** @enum {unknown} */
-                            code?: "unauthenticated";
-                        };
-                    };
-                };
-            };
-            /** @description The key lacks the permission, or a plan quota is spent: `forbidden` */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error?: {
-                            /** @enum {unknown} */
-                            code?: "forbidden";
-                        };
-                    };
-                };
-            };
-            /** @description Not found (also for another organization’s ids): `not_found` */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error?: {
-                            /** @enum {unknown} */
-                            code?: "not_found";
-                        };
-                    };
-                };
-            };
-            /** @description Daily quota spent, or too many unknown keys from this address: `rate_limited` */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error?: {
-                            /** @enum {unknown} */
-                            code?: "rate_limited";
-                        };
-                    };
-                };
-            };
-            /** @description Internal error: `internal_error` */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error?: {
-                            /** @enum {unknown} */
-                            code?: "internal_error";
-                        };
-                    };
-                };
-            };
-            /** @description A backing service is unavailable: `unavailable` */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error?: {
-                            /** @enum {unknown} */
-                            code?: "unavailable";
-                        };
-                    };
-                };
-            };
-        };
-    };
-    deleteWebhooksWebhookId: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                webhookId: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description No content */
-            204: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -5682,10 +5721,182 @@ export interface operations {
             };
         };
     };
+    deleteWebhooksWebhookId: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The ETag the change is based on: 412 `precondition_failed` if the record changed since. */
+                "If-Match"?: string;
+            };
+            path: {
+                webhookId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No content */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid request: `invalid_request` */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "invalid_request";
+                        };
+                    };
+                };
+            };
+            /** @description Missing, malformed, unknown, revoked or expired API key: `unauthenticated` */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unauthenticated";
+                        };
+                    };
+                };
+            };
+            /** @description The key lacks the permission, or a plan quota is spent: `forbidden` */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "forbidden";
+                        };
+                    };
+                };
+            };
+            /** @description Not found (also for another organization’s ids): `not_found` */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "not_found";
+                        };
+                    };
+                };
+            };
+            /** @description The resource changed since the ETag given in If-Match: `precondition_failed` */
+            412: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "precondition_failed";
+                        };
+                    };
+                };
+            };
+            /** @description Daily quota spent, or too many unknown keys from this address: `rate_limited` */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "rate_limited";
+                        };
+                    };
+                };
+            };
+            /** @description Internal error: `internal_error` */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "internal_error";
+                        };
+                    };
+                };
+            };
+            /** @description A backing service is unavailable: `unavailable` */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unavailable";
+                        };
+                    };
+                };
+            };
+        };
+    };
     patchWebhooksWebhookId: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The ETag the change is based on: 412 `precondition_failed` if the record changed since. */
+                "If-Match"?: string;
+            };
             path: {
                 webhookId: string;
             };
@@ -5712,6 +5923,7 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5783,6 +5995,24 @@ export interface operations {
                         error?: {
                             /** @enum {unknown} */
                             code?: "not_found";
+                        };
+                    };
+                };
+            };
+            /** @description The resource changed since the ETag given in If-Match: `precondition_failed` */
+            412: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "precondition_failed";
                         };
                     };
                 };
@@ -5886,7 +6116,12 @@ export interface operations {
                 status?: "pending" | "succeeded" | "failed";
                 event?: "task.created" | "task.updated" | "task.deleted" | "task.completed" | "project.created" | "project.updated" | "project.deleted" | "member.added" | "member.removed" | "member.role_changed" | "comment.created" | "comment.updated" | "comment.deleted" | "file.uploaded" | "file.deleted";
                 limit?: number;
+                /** @description Records to skip, default 0. Not with `cursor`. */
                 offset?: number;
+                /** @description The previous page's `pagination.nextCursor`: the next page in the same order, with the same filters and sort, stable under concurrent inserts. Not with `offset`. */
+                cursor?: string;
+                /** @description One field, `-` first for descending; ties break on the id. Default `-createdAt`. */
+                sort?: "createdAt" | "-createdAt";
             };
             header?: never;
             path: {
@@ -5911,8 +6146,11 @@ export interface operations {
                         pagination: {
                             total: number;
                             limit: number;
+                            /** @description Records before this page (for a cursor page, as counted while walking) */
                             offset: number;
                             hasMore: boolean;
+                            /** @description Pass it as `cursor` for the next page; null on the last page */
+                            nextCursor: string | null;
                         };
                     };
                 };
@@ -6046,7 +6284,10 @@ export interface operations {
     getWebhooksWebhookIdDeliveriesDeliveryId: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description An ETag from an earlier answer: 304 with no body while the record is unchanged. */
+                "If-None-Match"?: string;
+            };
             path: {
                 webhookId: string;
                 deliveryId: string;
@@ -6062,11 +6303,24 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["DeliveryDetail"];
                 };
+            };
+            /** @description Not modified: If-None-Match names the current ETag */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Invalid request: `invalid_request` */
             400: {
@@ -6223,6 +6477,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    Location: components["headers"]["Location"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7014,7 +7269,12 @@ export interface operations {
             query?: {
                 projectId?: string;
                 limit?: number;
+                /** @description Records to skip, default 0. Not with `cursor`. */
                 offset?: number;
+                /** @description The previous page's `pagination.nextCursor`: the next page in the same order, with the same filters and sort, stable under concurrent inserts. Not with `offset`. */
+                cursor?: string;
+                /** @description One field, `-` first for descending; ties break on the id. Default `-createdAt`. */
+                sort?: "createdAt" | "-createdAt";
             };
             header?: never;
             path?: never;
@@ -7037,8 +7297,11 @@ export interface operations {
                         pagination: {
                             total: number;
                             limit: number;
+                            /** @description Records before this page (for a cursor page, as counted while walking) */
                             offset: number;
                             hasMore: boolean;
+                            /** @description Pass it as `cursor` for the next page; null on the last page */
+                            nextCursor: string | null;
                         };
                     };
                 };
@@ -7179,6 +7442,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    Location: components["headers"]["Location"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7357,7 +7621,10 @@ export interface operations {
     getFilesFileId: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description An ETag from an earlier answer: 304 with no body while the record is unchanged. */
+                "If-None-Match"?: string;
+            };
             path: {
                 fileId: string;
             };
@@ -7372,11 +7639,24 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["File"];
                 };
+            };
+            /** @description Not modified: If-None-Match names the current ETag */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Invalid request: `invalid_request` */
             400: {
@@ -7507,7 +7787,10 @@ export interface operations {
     deleteFilesFileId: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The ETag the change is based on: 412 `precondition_failed` if the record changed since. */
+                "If-Match"?: string;
+            };
             path: {
                 fileId: string;
             };
@@ -7591,6 +7874,24 @@ export interface operations {
                         error?: {
                             /** @enum {unknown} */
                             code?: "not_found";
+                        };
+                    };
+                };
+            };
+            /** @description The resource changed since the ETag given in If-Match: `precondition_failed` */
+            412: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "precondition_failed";
                         };
                     };
                 };
@@ -7807,7 +8108,12 @@ export interface operations {
             query?: {
                 role?: "admin" | "member" | "guest";
                 limit?: number;
+                /** @description Records to skip, default 0. Not with `cursor`. */
                 offset?: number;
+                /** @description The previous page's `pagination.nextCursor`: the next page in the same order, with the same filters and sort, stable under concurrent inserts. Not with `offset`. */
+                cursor?: string;
+                /** @description One field, `-` first for descending; ties break on the id. Default `joinedAt`. */
+                sort?: "joinedAt" | "-joinedAt";
             };
             header?: never;
             path?: never;
@@ -7830,8 +8136,11 @@ export interface operations {
                         pagination: {
                             total: number;
                             limit: number;
+                            /** @description Records before this page (for a cursor page, as counted while walking) */
                             offset: number;
                             hasMore: boolean;
+                            /** @description Pass it as `cursor` for the next page; null on the last page */
+                            nextCursor: string | null;
                         };
                     };
                 };
@@ -7948,7 +8257,12 @@ export interface operations {
         parameters: {
             query?: {
                 limit?: number;
+                /** @description Records to skip, default 0. Not with `cursor`. */
                 offset?: number;
+                /** @description The previous page's `pagination.nextCursor`: the next page in the same order, with the same filters and sort, stable under concurrent inserts. Not with `offset`. */
+                cursor?: string;
+                /** @description One field, `-` first for descending; ties break on the id. Default `-createdAt`. */
+                sort?: "createdAt" | "-createdAt";
             };
             header?: never;
             path?: never;
@@ -7971,8 +8285,11 @@ export interface operations {
                         pagination: {
                             total: number;
                             limit: number;
+                            /** @description Records before this page (for a cursor page, as counted while walking) */
                             offset: number;
                             hasMore: boolean;
+                            /** @description Pass it as `cursor` for the next page; null on the last page */
+                            nextCursor: string | null;
                         };
                     };
                 };
@@ -8262,6 +8579,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    Location: components["headers"]["Location"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8818,7 +9136,12 @@ export interface operations {
         parameters: {
             query?: {
                 limit?: number;
+                /** @description Records to skip, default 0. Not with `cursor`. */
                 offset?: number;
+                /** @description The previous page's `pagination.nextCursor`: the next page in the same order, with the same filters and sort, stable under concurrent inserts. Not with `offset`. */
+                cursor?: string;
+                /** @description One field, `-` first for descending; ties break on the id. Default `createdAt`. */
+                sort?: "createdAt" | "-createdAt";
             };
             header?: never;
             path: {
@@ -8843,8 +9166,11 @@ export interface operations {
                         pagination: {
                             total: number;
                             limit: number;
+                            /** @description Records before this page (for a cursor page, as counted while walking) */
                             offset: number;
                             hasMore: boolean;
+                            /** @description Pass it as `cursor` for the next page; null on the last page */
+                            nextCursor: string | null;
                         };
                     };
                 };
@@ -9004,6 +9330,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    Location: components["headers"]["Location"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9201,7 +9528,10 @@ export interface operations {
     getTasksTaskIdCommentsCommentId: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description An ETag from an earlier answer: 304 with no body while the record is unchanged. */
+                "If-None-Match"?: string;
+            };
             path: {
                 taskId: string;
                 commentId: string;
@@ -9217,157 +9547,21 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Comment"];
                 };
             };
-            /** @description Invalid request: `invalid_request` */
-            400: {
+            /** @description Not modified: If-None-Match names the current ETag */
+            304: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error?: {
-                            /** @enum {unknown} */
-                            code?: "invalid_request";
-                        };
-                    };
-                };
-            };
-            /** @description Missing, malformed, unknown, revoked or expired API key: `unauthenticated` */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error?: {
-                            /** @enum {unknown} */
-                            code?: "unauthenticated";
-                        };
-                    };
-                };
-            };
-            /** @description The key lacks the permission, or a plan quota is spent: `forbidden` */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error?: {
-                            /** @enum {unknown} */
-                            code?: "forbidden";
-                        };
-                    };
-                };
-            };
-            /** @description Not found (also for another organization’s ids): `not_found` */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error?: {
-                            /** @enum {unknown} */
-                            code?: "not_found";
-                        };
-                    };
-                };
-            };
-            /** @description Daily quota spent, or too many unknown keys from this address: `rate_limited` */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error?: {
-                            /** @enum {unknown} */
-                            code?: "rate_limited";
-                        };
-                    };
-                };
-            };
-            /** @description Internal error: `internal_error` */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error?: {
-                            /** @enum {unknown} */
-                            code?: "internal_error";
-                        };
-                    };
-                };
-            };
-            /** @description A backing service is unavailable: `unavailable` */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error?: {
-                            /** @enum {unknown} */
-                            code?: "unavailable";
-                        };
-                    };
-                };
-            };
-        };
-    };
-    deleteTasksTaskIdCommentsCommentId: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                taskId: string;
-                commentId: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description No content */
-            204: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -9498,10 +9692,183 @@ export interface operations {
             };
         };
     };
+    deleteTasksTaskIdCommentsCommentId: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The ETag the change is based on: 412 `precondition_failed` if the record changed since. */
+                "If-Match"?: string;
+            };
+            path: {
+                taskId: string;
+                commentId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No content */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid request: `invalid_request` */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "invalid_request";
+                        };
+                    };
+                };
+            };
+            /** @description Missing, malformed, unknown, revoked or expired API key: `unauthenticated` */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unauthenticated";
+                        };
+                    };
+                };
+            };
+            /** @description The key lacks the permission, or a plan quota is spent: `forbidden` */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "forbidden";
+                        };
+                    };
+                };
+            };
+            /** @description Not found (also for another organization’s ids): `not_found` */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "not_found";
+                        };
+                    };
+                };
+            };
+            /** @description The resource changed since the ETag given in If-Match: `precondition_failed` */
+            412: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "precondition_failed";
+                        };
+                    };
+                };
+            };
+            /** @description Daily quota spent, or too many unknown keys from this address: `rate_limited` */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "rate_limited";
+                        };
+                    };
+                };
+            };
+            /** @description Internal error: `internal_error` */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "internal_error";
+                        };
+                    };
+                };
+            };
+            /** @description A backing service is unavailable: `unavailable` */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unavailable";
+                        };
+                    };
+                };
+            };
+        };
+    };
     patchTasksTaskIdCommentsCommentId: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The ETag the change is based on: 412 `precondition_failed` if the record changed since. */
+                "If-Match"?: string;
+            };
             path: {
                 taskId: string;
                 commentId: string;
@@ -9524,6 +9891,7 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9595,6 +9963,24 @@ export interface operations {
                         error?: {
                             /** @enum {unknown} */
                             code?: "not_found";
+                        };
+                    };
+                };
+            };
+            /** @description The resource changed since the ETag given in If-Match: `precondition_failed` */
+            412: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "precondition_failed";
                         };
                     };
                 };
@@ -9699,7 +10085,12 @@ export interface operations {
                 /** @description Only events created at or after this instant */
                 createdSince?: string;
                 limit?: number;
+                /** @description Records to skip, default 0. Not with `cursor`. */
                 offset?: number;
+                /** @description The previous page's `pagination.nextCursor`: the next page in the same order, with the same filters and sort, stable under concurrent inserts. Not with `offset`. */
+                cursor?: string;
+                /** @description One field, `-` first for descending; ties break on the id. Default `-createdAt`. */
+                sort?: "createdAt" | "-createdAt";
             };
             header?: never;
             path?: never;
@@ -9722,8 +10113,11 @@ export interface operations {
                         pagination: {
                             total: number;
                             limit: number;
+                            /** @description Records before this page (for a cursor page, as counted while walking) */
                             offset: number;
                             hasMore: boolean;
+                            /** @description Pass it as `cursor` for the next page; null on the last page */
+                            nextCursor: string | null;
                         };
                     };
                 };
@@ -9839,7 +10233,10 @@ export interface operations {
     getEventsEventId: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description An ETag from an earlier answer: 304 with no body while the record is unchanged. */
+                "If-None-Match"?: string;
+            };
             path: {
                 eventId: string;
             };
@@ -9854,11 +10251,24 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Event"];
                 };
+            };
+            /** @description Not modified: If-None-Match names the current ETag */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Invalid request: `invalid_request` */
             400: {
@@ -10006,6 +10416,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    Location: components["headers"]["Location"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10201,6 +10612,7 @@ export interface operations {
             201: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Location: components["headers"]["Location"];
                     [name: string]: unknown;
                 };
                 content: {
