@@ -12,7 +12,10 @@ const config: Config = {
   transform: {
     '^.+\\.ts$': ['@swc/jest', { jsc: { target: 'es2023' } }],
     // The dashboard's server-rendered pages (preact's automatic JSX runtime, as tsconfig.json says).
-    '^.+\\.tsx$': ['@swc/jest', { jsc: { target: 'es2023', parser: { syntax: 'typescript', tsx: true }, transform: { react: { runtime: 'automatic', importSource: 'preact' } } } }],
+    '^.+\\.tsx$': [
+      '@swc/jest',
+      { jsc: { target: 'es2023', parser: { syntax: 'typescript', tsx: true }, transform: { react: { runtime: 'automatic', importSource: 'preact' } } } },
+    ],
   },
   globalSetup: '<rootDir>/test/global-setup.ts',
   globalTeardown: '<rootDir>/test/global-teardown.ts',

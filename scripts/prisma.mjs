@@ -79,7 +79,11 @@ async function deploy() {
 }
 
 async function newMigration(rawName = '') {
-  const name = rawName.trim().toLowerCase().replace(/[^a-z0-9]+/g, '_').replace(/^_+|_+$/g, '');
+  const name = rawName
+    .trim()
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '_')
+    .replace(/^_+|_+$/g, '');
   if (!name) throw new Error('usage: pnpm db:migrate:new <name>');
   const { exitCode, stdout } = await diffMigrationsToSchema({ script: true });
   if (exitCode === 0) return console.log(`No changes: ${relative(schemaPath)} matches ${relative(migrationsDir)}.`);
@@ -131,7 +135,10 @@ function schemaFiles() {
 // the only provider here (`new` writes the file along with the first migration).
 function readMigrations() {
   const entries = existsSync(migrationsDir) ? readdirSync(migrationsDir, { withFileTypes: true }) : [];
-  const dirs = entries.filter((entry) => entry.isDirectory()).map((entry) => entry.name).sort();
+  const dirs = entries
+    .filter((entry) => entry.isDirectory())
+    .map((entry) => entry.name)
+    .sort();
   const lockfilePath = path.join(migrationsDir, LOCKFILE);
   return {
     baseDir: migrationsDir,

@@ -77,7 +77,8 @@ describe('the production image', () => {
   beforeAll(() => {
     execFileSync(process.execPath, [path.join(repoRoot, 'scripts/build.mjs')], { cwd: repoRoot, stdio: 'pipe' });
     image = mkdtempSync(path.join(tmpdir(), 'wt-image-'));
-    for (const [, source] of dockerfile.matchAll(/^COPY --from=build \/src\/(\S+)/gm)) cpSync(path.join(repoRoot, source!), path.join(image, source!), { recursive: true });
+    for (const [, source] of dockerfile.matchAll(/^COPY --from=build \/src\/(\S+)/gm))
+      cpSync(path.join(repoRoot, source!), path.join(image, source!), { recursive: true });
   }, 60_000);
 
   it('keeps the build context free of secrets and dependencies', () => {

@@ -30,8 +30,12 @@ export const commonEnv = {
   DATABASE_URL: Joi.string()
     .uri({ scheme: ['postgresql', 'postgres'] })
     .default('postgresql://postgres:postgres@127.0.0.1:5432/worktrack'),
-  REDIS_URL: Joi.string().uri({ scheme: ['redis', 'rediss'] }).default('redis://127.0.0.1:6379'),
-  REDIS_PREFIX: Joi.string().pattern(/^[\w.-]+$/).default('worktrack'),
+  REDIS_URL: Joi.string()
+    .uri({ scheme: ['redis', 'rediss'] })
+    .default('redis://127.0.0.1:6379'),
+  REDIS_PREFIX: Joi.string()
+    .pattern(/^[\w.-]+$/)
+    .default('worktrack'),
   LOG_LEVEL: Joi.string().valid('fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent').default('info'),
   LOG_FORMAT: Joi.string().valid('json', 'pretty').default('json'),
   WEBHOOK_ALLOWED_HOSTS: csv,

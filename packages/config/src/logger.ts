@@ -20,6 +20,7 @@ const REDACTED = [
 /** JSON lines on stdout (or `destination`); `pretty` for people reading a terminal. */
 export function createLogger(level: string, name: string, format: LogFormat = 'json', destination?: pino.DestinationStream): Logger {
   const options: pino.LoggerOptions = { level, name, base: { service: name }, redact: { paths: REDACTED, censor: '[redacted]' } };
-  if (format === 'pretty') return pino(options, pretty({ colorize: destination === undefined && process.stdout.isTTY, sync: true, ...(destination && { destination }) }));
+  if (format === 'pretty')
+    return pino(options, pretty({ colorize: destination === undefined && process.stdout.isTTY, sync: true, ...(destination && { destination }) }));
   return destination ? pino(options, destination) : pino(options);
 }

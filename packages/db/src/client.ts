@@ -1,6 +1,6 @@
 import { PrismaPg } from '@prisma/adapter-pg';
 import { Pool } from 'pg';
-import { Prisma, PrismaClient } from './generated/prisma/client';
+import { type Prisma, PrismaClient } from './generated/prisma/client';
 import type { Scope } from './scope';
 
 export type Db = PrismaClient;

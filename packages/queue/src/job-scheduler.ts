@@ -1,6 +1,6 @@
 import { Queue, type Job, type JobsOptions } from 'bullmq';
 import type { Redis } from 'ioredis';
-import { jobs, validatePayload, type DeliverWebhookPayload, type DispatchEventPayload } from './catalog';
+import { jobs, validatePayload, type DispatchEventPayload } from './catalog';
 
 /**
  * Adds the catalog's jobs under their deterministic ids. Adding an id that is waiting, delayed or

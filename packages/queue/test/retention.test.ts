@@ -17,10 +17,13 @@ afterAll(async () => {
 });
 
 describe('job retention', () => {
-  it.each(Object.values(jobs).map((job) => [job.name, job.options] as const))('%s keeps finished jobs by count only, never deleting failures outright', (_name, options) => {
-    expect(options.removeOnComplete).toEqual({ count: RETENTION.completed });
-    expect(options.removeOnFail).toEqual({ count: RETENTION.failed });
-  });
+  it.each(Object.values(jobs).map((job) => [job.name, job.options] as const))(
+    '%s keeps finished jobs by count only, never deleting failures outright',
+    (_name, options) => {
+      expect(options.removeOnComplete).toEqual({ count: RETENTION.completed });
+      expect(options.removeOnFail).toEqual({ count: RETENTION.failed });
+    },
+  );
 
   it('keeps only the latest completed jobs, however recent the others', async () => {
     const total = RETENTION.completed + 50;

@@ -28,6 +28,7 @@ export interface ClientOptions {
 }
 
 /** `list` and `pages` take the path, then its options (required when the path has parameters). */
+// biome-ignore lint/complexity/noBannedTypes: `{} extends T` is how a type asks whether T has no required keys
 type ListArgs<P extends ListPath> = {} extends ListOptions<P> ? [options?: ListOptions<P>] : [options: ListOptions<P>];
 
 export interface WorktrackClient extends Client<paths> {

@@ -100,7 +100,8 @@ export function verifyWebhook(rawBody: RawBody, headers: WebhookHeaders, secret:
     const id = header('webhook-id');
     const timestampHeader = header('webhook-timestamp');
     if (standardSignature === null) throw new WebhookVerificationError('missing_signature', 'No webhook-signature header');
-    if (id === null || timestampHeader === null) throw new WebhookVerificationError('missing_headers', 'webhook-signature needs webhook-id and webhook-timestamp');
+    if (id === null || timestampHeader === null)
+      throw new WebhookVerificationError('missing_headers', 'webhook-signature needs webhook-id and webhook-timestamp');
     const timestamp = parseTimestamp(timestampHeader);
     const expected = createHmac('sha256', standardWebhooksKey(secret)).update(`${id}.${timestampHeader}.`, 'utf8').update(body).digest('base64');
     const candidates = standardSignature.split(' ').flatMap((entry) => {
@@ -115,10 +116,14 @@ export function verifyWebhook(rawBody: RawBody, headers: WebhookHeaders, secret:
   } else {
     const signature = header('x-service-signature');
     if (signature === null) {
-      throw new WebhookVerificationError('missing_signature', scheme === 'any' ? 'Neither webhook-signature nor X-Service-Signature is present' : 'No X-Service-Signature header');
+      throw new WebhookVerificationError(
+        'missing_signature',
+        scheme === 'any' ? 'Neither webhook-signature nor X-Service-Signature is present' : 'No X-Service-Signature header',
+      );
     }
     const expected = `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`;
-    if (!safeEqual(signature.trim(), expected)) throw new WebhookVerificationError('invalid_signature', 'X-Service-Signature does not match this body and secret');
+    if (!safeEqual(signature.trim(), expected))
+      throw new WebhookVerificationError('invalid_signature', 'X-Service-Signature does not match this body and secret');
     const timestampHeader = header('webhook-timestamp');
     const timestamp = timestampHeader === null ? null : parseTimestamp(timestampHeader);
     if (timestamp !== null) checkTolerance(timestamp, nowSeconds, toleranceSeconds);

@@ -22,7 +22,9 @@ describe('pnpm --filter @worktrack/sdk build', () => {
   }, 120_000);
 
   it('emits plain JS with type declarations for both entries of the exports map', async () => {
-    const manifest = JSON.parse(await readFile(path.join(packageDir, 'package.json'), 'utf8')) as { exports: Record<string, string | { types: string; default: string }> };
+    const manifest = JSON.parse(await readFile(path.join(packageDir, 'package.json'), 'utf8')) as {
+      exports: Record<string, string | { types: string; default: string }>;
+    };
     for (const entry of ['.', './webhooks']) {
       const target = manifest.exports[entry] as { types: string; default: string };
       expect(existsSync(path.join(packageDir, target.default))).toBe(true);
@@ -52,7 +54,14 @@ describe('pnpm --filter @worktrack/sdk build', () => {
   });
 
   it('bundles the client entry for browsers: no Node built-in is imported', async () => {
-    const bundled = await build({ entryPoints: [path.join(packageDir, 'dist/index.js')], bundle: true, platform: 'browser', format: 'esm', write: false, logLevel: 'silent' });
+    const bundled = await build({
+      entryPoints: [path.join(packageDir, 'dist/index.js')],
+      bundle: true,
+      platform: 'browser',
+      format: 'esm',
+      write: false,
+      logLevel: 'silent',
+    });
     expect(bundled.errors).toEqual([]);
     expect(bundled.outputFiles[0]!.text).not.toMatch(/from\s*["']node:|require\(["']node:/);
   });

@@ -36,7 +36,9 @@ async function checkedFetch(request: Request): Promise<Response> {
   const text = await response.clone().text();
   const body: unknown = response.headers.get('content-type')?.includes('json') ? JSON.parse(text) : {};
   const headers: Record<string, string> = {};
-  response.headers.forEach((value, name) => (headers[name] = value));
+  response.headers.forEach((value, name) => {
+    headers[name] = value;
+  });
   conformance.check(request.method, request.url, { status: response.status, body, text, headers } as SupertestResponse);
   return response;
 }

@@ -42,7 +42,8 @@ describe('retryDelay', () => {
   });
 
   it('backs off exponentially with jitter when no Retry-After is given, within the bound', () => {
-    const delays = (random: number) => [0, 1, 2, 3].map((attempt) => retryDelay(answer(503), attempt, { maxRetries: 5, maxRetryDelayMs: 3_000 }, NOW, () => random));
+    const delays = (random: number) =>
+      [0, 1, 2, 3].map((attempt) => retryDelay(answer(503), attempt, { maxRetries: 5, maxRetryDelayMs: 3_000 }, NOW, () => random));
     expect(delays(0)).toEqual([250, 500, 1_000, 1_500]);
     expect(delays(0.999_999)).toEqual([500, 1_000, 2_000, 3_000]);
   });
@@ -93,8 +94,10 @@ function scripted(...responses: (() => Response)[]) {
   };
 }
 
-const json = (status: number, body: unknown, headers: Record<string, string> = {}) => () =>
-  new Response(JSON.stringify(body), { status, headers: { 'Content-Type': 'application/json', ...headers } });
+const json =
+  (status: number, body: unknown, headers: Record<string, string> = {}) =>
+  () =>
+    new Response(JSON.stringify(body), { status, headers: { 'Content-Type': 'application/json', ...headers } });
 const rateLimited = (retryAfter: string) =>
   json(429, { error: { code: 'rate_limited', message: 'Daily quota spent', param: null, type: 'rate_limit_error' } }, { 'Retry-After': retryAfter });
 const unavailable = json(503, { error: { code: 'unavailable', message: 'Redis is down', param: null, type: 'api_error' } });
@@ -178,6 +181,10 @@ describe('createClient without a server', () => {
     const ids: string[] = [];
     for await (const p of sdk.list('/v1/projects', { query: { limit: 2, offset: 0, archived: true } })) ids.push(p.id);
     expect(ids).toEqual(['prj_1', 'prj_2', 'prj_3', 'prj_4', 'prj_5']);
-    expect(api.sent.map((r) => new URL(r.url).search)).toEqual(['?limit=2&offset=0&archived=true', '?limit=2&archived=true&cursor=c2', '?limit=2&archived=true&cursor=c3']);
+    expect(api.sent.map((r) => new URL(r.url).search)).toEqual([
+      '?limit=2&offset=0&archived=true',
+      '?limit=2&archived=true&cursor=c2',
+      '?limit=2&archived=true&cursor=c3',
+    ]);
   });
 });

@@ -4,9 +4,6 @@
  */
 export function attachmentDisposition(fileName: string): string {
   const asciiFallback = fileName.replace(/[^\x20-\x7e]|["\\%]/g, '_');
-  const encoded = encodeURIComponent(fileName).replace(
-    /['()*]/g,
-    (char) => `%${char.charCodeAt(0).toString(16).toUpperCase()}`,
-  );
+  const encoded = encodeURIComponent(fileName).replace(/['()*]/g, (char) => `%${char.charCodeAt(0).toString(16).toUpperCase()}`);
   return `attachment; filename="${asciiFallback}"; filename*=UTF-8''${encoded}`;
 }

@@ -59,9 +59,7 @@ describe('upload and presignDownload', () => {
     const response = await download('report', { fileName: 'Bericht "März".txt', contentType: 'text/plain' });
 
     expect(response.headers.get('content-type')).toBe('text/plain');
-    expect(response.headers.get('content-disposition')).toBe(
-      `attachment; filename="Bericht _M_rz_.txt"; filename*=UTF-8''Bericht%20%22M%C3%A4rz%22.txt`,
-    );
+    expect(response.headers.get('content-disposition')).toBe(`attachment; filename="Bericht _M_rz_.txt"; filename*=UTF-8''Bericht%20%22M%C3%A4rz%22.txt`);
   });
 
   it('rejects with the source stream error and leaves no object when the body fails', async () => {

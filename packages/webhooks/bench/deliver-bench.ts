@@ -80,8 +80,7 @@ function perSecond(sample: Sample): number {
 }
 
 function describe(name: string, sample: Sample): string {
-  const at = (q: number): number =>
-    sample.latencies[Math.min(sample.latencies.length - 1, Math.floor(q * sample.latencies.length))] ?? 0;
+  const at = (q: number): number => sample.latencies[Math.min(sample.latencies.length - 1, Math.floor(q * sample.latencies.length))] ?? 0;
   return (
     `${name.padEnd(26)} ${perSecond(sample).toFixed(0).padStart(7)} deliveries/s` +
     `  (${sample.completed} in ${sample.seconds.toFixed(1)} s, ${sample.failed} failed,` +

@@ -18,8 +18,7 @@ export const systemResolveHost: ResolveHost = (hostname) => dnsLookup(hostname, 
  * The refusal of a non-public receiver. It never says what a name resolved to: a subscriber
  * could otherwise map internal DNS through it.
  */
-export const NOT_PUBLIC_MESSAGE =
-  "the URL's host is not a public address; set WEBHOOK_ALLOWED_HOSTS to allow a local receiver in development";
+export const NOT_PUBLIC_MESSAGE = "the URL's host is not a public address; set WEBHOOK_ALLOWED_HOSTS to allow a local receiver in development";
 
 /** The error a guarded lookup fails a connection with. */
 export class BlockedAddressError extends Error {

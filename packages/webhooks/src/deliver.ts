@@ -1,17 +1,11 @@
 import { performance } from 'node:perf_hooks';
-import { Agent, request } from 'undici';
+import { Agent, type Dispatcher, request } from 'undici';
 import { createGuardedLookup, type ResolveHost } from './address-guard';
 import { DEFAULT_USER_AGENT } from './delivery-headers';
 import { readBoundedBody } from './response-body';
 import { HostAllowlist, parseWebhookUrl } from './webhook-url';
 
-export type DeliveryError =
-  | 'timeout'
-  | 'redirect'
-  | 'http_status'
-  | 'connection_error'
-  | 'blocked_address'
-  | 'invalid_url';
+export type DeliveryError = 'timeout' | 'redirect' | 'http_status' | 'connection_error' | 'blocked_address' | 'invalid_url';
 
 export interface DeliveryResult {
   /** True for any 2xx received within the deadline. */
@@ -135,7 +129,7 @@ export class WebhookDeliverer {
     }, this.timeoutMs);
 
     try {
-      let response;
+      let response: Dispatcher.ResponseData;
       try {
         response = await request(url, {
           dispatcher: this.agent,
@@ -149,7 +143,7 @@ export class WebhookDeliverer {
       }
 
       const status = response.statusCode;
-      const location = response.headers['location'];
+      const location = response.headers.location;
       const body = await readBoundedBody(response.body, this.maxResponseBytes, contentLength(response.headers));
       const common = {
         status,

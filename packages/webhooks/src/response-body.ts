@@ -20,11 +20,7 @@ const noop = (): void => {};
  * `declaredLength` is the response's Content-Length: when it fits, the body is read
  * whole through undici's faster consumer (undici refuses a body longer than declared).
  */
-export async function readBoundedBody(
-  body: ResponseBody,
-  maxBytes: number,
-  declaredLength?: number,
-): Promise<BoundedBody> {
+export async function readBoundedBody(body: ResponseBody, maxBytes: number, declaredLength?: number): Promise<BoundedBody> {
   if (declaredLength !== undefined && declaredLength <= maxBytes) {
     try {
       return { text: await body.text(), truncated: false };

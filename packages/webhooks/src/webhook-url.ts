@@ -1,12 +1,7 @@
 import { isIP } from 'node:net';
 import { isBlockedAddress, NOT_PUBLIC_MESSAGE, stripBrackets, systemResolveHost, type ResolveHost } from './address-guard';
 
-export type UrlRejectionReason =
-  | 'invalid_url'
-  | 'insecure_protocol'
-  | 'credentials_in_url'
-  | 'blocked_address'
-  | 'dns_failure';
+export type UrlRejectionReason = 'invalid_url' | 'insecure_protocol' | 'credentials_in_url' | 'blocked_address' | 'dns_failure';
 
 export type UrlCheckResult = { ok: true } | { ok: false; reason: UrlRejectionReason; message: string };
 
@@ -104,7 +99,7 @@ export async function checkWebhookUrl(raw: string, options: CheckWebhookUrlOptio
   if (parsed.allowlisted || parsed.ip !== null) return { ok: true };
 
   const resolve = options.resolve ?? systemResolveHost;
-  let addresses;
+  let addresses: Awaited<ReturnType<typeof resolve>>;
   try {
     addresses = await resolve(parsed.host);
   } catch (error) {

@@ -116,9 +116,7 @@ describe('checkWebhookUrl', () => {
   });
 
   it('still refuses credentials on allowlisted hosts', async () => {
-    await expect(
-      checkWebhookUrl('http://a:b@127.0.0.1/hook', { allowedHosts: ['127.0.0.1'] }),
-    ).resolves.toMatchObject({ reason: 'credentials_in_url' });
+    await expect(checkWebhookUrl('http://a:b@127.0.0.1/hook', { allowedHosts: ['127.0.0.1'] })).resolves.toMatchObject({ reason: 'credentials_in_url' });
   });
 
   it('accepts a public IP literal without DNS', async () => {

@@ -1,19 +1,11 @@
 import { performance } from 'node:perf_hooks';
 import { Webhook } from 'standardwebhooks';
-import {
-  buildDeliveryHeaders,
-  checkWebhookUrl,
-  verifyBodySignature,
-  WebhookDeliverer,
-  type ResolveHost,
-  type WebhookDelivererOptions,
-} from '../src/index';
+import { buildDeliveryHeaders, checkWebhookUrl, verifyBodySignature, WebhookDeliverer, type ResolveHost, type WebhookDelivererOptions } from '../src/index';
 import { deferred, startReceiver, unusedPort, type Receiver, type ReceiverHandler } from './support/receiver';
 
 const secret = 'subscription-secret';
 const body = JSON.stringify({ event: 'task.created', deliveryId: 'dlv_01', data: { id: 'tsk_1' } });
-const headers = (): Record<string, string> =>
-  buildDeliveryHeaders({ secret, deliveryId: 'dlv_01', eventType: 'task.created', body });
+const headers = (): Record<string, string> => buildDeliveryHeaders({ secret, deliveryId: 'dlv_01', eventType: 'task.created', body });
 
 const open: Array<{ close: () => Promise<void> }> = [];
 afterEach(async () => {
@@ -48,13 +40,9 @@ describe('WebhookDeliverer.deliver', () => {
     expect(received?.headers['user-agent']).toBe('Worktrack-Webhooks/1.0');
     expect(received?.headers['x-service-event']).toBe('task.created');
     expect(received?.headers['x-service-delivery']).toBe('dlv_01');
-    expect(verifyBodySignature(secret, received?.body ?? '', received?.headers['x-service-signature'] as string)).toBe(
-      true,
-    );
-    const standard = new Webhook('whsec_' + Buffer.from(secret).toString('base64'));
-    expect(standard.verify(received?.body ?? '', received?.headers as Record<string, string>)).toEqual(
-      JSON.parse(body),
-    );
+    expect(verifyBodySignature(secret, received?.body ?? '', received?.headers['x-service-signature'] as string)).toBe(true);
+    const standard = new Webhook(`whsec_${Buffer.from(secret).toString('base64')}`);
+    expect(standard.verify(received?.body ?? '', received?.headers as Record<string, string>)).toEqual(JSON.parse(body));
   });
 
   it('reports a 204 as ok', async () => {
@@ -191,16 +179,13 @@ describe('WebhookDeliverer.deliver', () => {
     expect(target.requests[0]?.headers['user-agent']).toBe('Custom/2');
   });
 
-  it.each([['not a url'], ['ftp://127.0.0.1/'], ['https://u:p@example.com/']])(
-    'refuses %s as invalid_url',
-    async (url) => {
-      await expect(deliverer().deliver({ url, body, headers: headers() })).resolves.toMatchObject({
-        ok: false,
-        status: null,
-        error: 'invalid_url',
-      });
-    },
-  );
+  it.each([['not a url'], ['ftp://127.0.0.1/'], ['https://u:p@example.com/']])('refuses %s as invalid_url', async (url) => {
+    await expect(deliverer().deliver({ url, body, headers: headers() })).resolves.toMatchObject({
+      ok: false,
+      status: null,
+      error: 'invalid_url',
+    });
+  });
 
   describe('SSRF guard', () => {
     it('refuses http to a host that is not allowlisted (invalid_url), sending nothing', async () => {

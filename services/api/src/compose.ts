@@ -35,7 +35,12 @@ export async function startApi(config: ApiConfig, logger: Logger): Promise<Runni
   const store = createObjectStore(config.s3);
   await store
     .ensureBucket()
-    .catch((err: unknown) => logger.warn({ endpoint: config.s3.endpoint, error: String(err) }, 'object store unreachable at boot (S3_ENDPOINT); file endpoints answer 503 until it answers'));
+    .catch((err: unknown) =>
+      logger.warn(
+        { endpoint: config.s3.endpoint, error: String(err) },
+        'object store unreachable at boot (S3_ENDPOINT); file endpoints answer 503 until it answers',
+      ),
+    );
 
   const metrics = createMetricsRegistry();
   const queues = [jobs.events, jobs.deliveries];

@@ -5,7 +5,8 @@ async function main(): Promise<void> {
   loadDotEnv();
   const config = loadApiConfig();
   const logger = createLogger(config.logLevel, 'api', config.logFormat);
-  if (config.cursorSecretEphemeral) logger.warn('CURSOR_SECRET is unset: list cursors are sealed with a key made at boot, so they stop working on a restart and on other replicas');
+  if (config.cursorSecretEphemeral)
+    logger.warn('CURSOR_SECRET is unset: list cursors are sealed with a key made at boot, so they stop working on a restart and on other replicas');
   try {
     const api = await startApi(config, logger);
     logger.info({ url: api.url }, 'api listening');

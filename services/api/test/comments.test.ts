@@ -121,7 +121,12 @@ describe('POST /v1/tasks/{taskId}/comments', () => {
   });
 
   it('refuses to mention a member of another organization', async () => {
-    expectError(await as(h.app, org.liveKey).post(`/v1/tasks/${taskId}/comments`, { content: 'x', mentions: [otherOrg.user.id] }), 400, 'invalid_request', 'mentions');
+    expectError(
+      await as(h.app, org.liveKey).post(`/v1/tasks/${taskId}/comments`, { content: 'x', mentions: [otherOrg.user.id] }),
+      400,
+      'invalid_request',
+      'mentions',
+    );
   });
 
   it('answers 404 naming taskId for an unknown task and for a task of another organization', async () => {

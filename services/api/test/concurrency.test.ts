@@ -42,9 +42,7 @@ describe('task updates under concurrency', () => {
 
       // Event ids are made in commit order, so the outbox orders the updates as they happened.
       const rows = await h.db.outboxEvent.findMany({ where: { organizationId: org.organization.id, type: 'task.updated' }, orderBy: { id: 'asc' } });
-      const updates = rows
-        .map((row) => row.data as { id: string; title: string; previousAttributes: { title: string } })
-        .filter((data) => data.id === task.id);
+      const updates = rows.map((row) => row.data as { id: string; title: string; previousAttributes: { title: string } }).filter((data) => data.id === task.id);
       expect(updates.map((u) => u.previousAttributes.title)).toEqual(['original', ...updates.slice(0, -1).map((u) => u.title)]);
       expect((await api.get(`/v1/tasks/${task.id}`)).body.title).toBe(updates.at(-1)!.title);
     }

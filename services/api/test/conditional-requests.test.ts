@@ -70,7 +70,7 @@ const etagOf = async (path: string) => {
 };
 
 describe('Location', () => {
-  it.each(Object.keys(CREATE))("is the URL of the new %s, under PUBLIC_BASE_URL, where GET finds it", async (kind) => {
+  it.each(Object.keys(CREATE))('is the URL of the new %s, under PUBLIC_BASE_URL, where GET finds it', async (kind) => {
     const res = await CREATE[kind]!();
     expect(res.headers.location).toMatch(new RegExp(`^${PUBLIC_BASE_URL}/v1/[\\w/-]+/${res.body.id}$`));
     const fetched = await api().get(pathOf(res.headers.location!));
@@ -155,7 +155,12 @@ describe('If-Match', () => {
     for (let round = 0; round < ROUNDS; round++) {
       const { path } = await created(kind);
       const etag = await etagOf(path);
-      const [a, b] = await Promise.all([api().patch(path, CHANGE[kind]!).set('If-Match', etag), api().patch(path, { ...CHANGE[kind]! }).set('If-Match', etag)]);
+      const [a, b] = await Promise.all([
+        api().patch(path, CHANGE[kind]!).set('If-Match', etag),
+        api()
+          .patch(path, { ...CHANGE[kind]! })
+          .set('If-Match', etag),
+      ]);
       expect([a.status, b.status].sort()).toEqual([200, 412]);
       expect(await etagOf(path)).toBe((a.status === 200 ? a : b).headers.etag);
     }

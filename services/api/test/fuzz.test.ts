@@ -68,7 +68,20 @@ const FIELD_IDS: Record<string, string> = { projectId: 'projectId', assigneeId: 
 
 // ---- Generators ----
 
-const SPECIAL_TEXT = ['', ' ', '\u0000', 'a\u0000b', '\uD800', 'x\uDFFF', '\uD83D\uDE80', '%00', 'constructor', "' OR 1=1 --", '9'.repeat(400), 'x'.repeat(10_001)];
+const SPECIAL_TEXT = [
+  '',
+  ' ',
+  '\u0000',
+  'a\u0000b',
+  '\uD800',
+  'x\uDFFF',
+  '\uD83D\uDE80',
+  '%00',
+  'constructor',
+  "' OR 1=1 --",
+  '9'.repeat(400),
+  'x'.repeat(10_001),
+];
 const text = fc.oneof(fc.string({ maxLength: 20 }), fc.string({ unit: 'binary', maxLength: 20 }), fc.constantFrom(...SPECIAL_TEXT));
 const junk = fc.oneof(text, fc.jsonValue({ maxDepth: 3 }));
 const ascii = fc.string({ unit: 'binary-ascii', maxLength: 40 }).map((s) => s.replace(/[^\x20-\x7e]/g, ''));
@@ -80,7 +93,14 @@ const HOOK_URL = 'https://93.184.215.14/hooks';
 /** Values for fields known by name: usual ones (valid, or at the edge of validity) and odd ones. */
 const NAMED: Record<string, { usual: unknown[]; odd: unknown[] }> = {
   timestamp: {
-    usual: ['2031-01-01T00:00:00Z', '9999-12-31T23:59:59.999Z', '2030-06-30T12:00:00.5+05:30', '+010000-01-01T00:00:00Z', '0001-01-01T00:00:00+01:00', '2031-02-29T00:00:00Z'],
+    usual: [
+      '2031-01-01T00:00:00Z',
+      '9999-12-31T23:59:59.999Z',
+      '2030-06-30T12:00:00.5+05:30',
+      '+010000-01-01T00:00:00Z',
+      '0001-01-01T00:00:00+01:00',
+      '2031-02-29T00:00:00Z',
+    ],
     odd: ['0001-01-01T00:00:00Z', '2026-01-01T00:00:00', '2026-01-01', 'tomorrow'],
   },
   url: { usual: [HOOK_URL], odd: ['http://127.0.0.1:9/x', 'https://169.254.169.254/latest', 'https://10.0.0.1/', 'ftp://1.1.1.1/', 'not a url'] },
@@ -143,7 +163,9 @@ function bodyFor(route: FuzzRoute, clean: boolean): fc.Arbitrary<Body> {
   const formFields = fieldsOf(route.multipart?.fields, clean).map((values) => Object.entries(values));
   const multipart = fc.record({
     kind: fc.constant('multipart' as const),
-    fields: clean ? formFields : fc.tuple(formFields, fc.array(fc.tuple(fc.oneof(text, fc.constant('__proto__')), text), { maxLength: 2 })).map(([a, b]) => [...a, ...b]),
+    fields: clean
+      ? formFields
+      : fc.tuple(formFields, fc.array(fc.tuple(fc.oneof(text, fc.constant('__proto__')), text), { maxLength: 2 })).map(([a, b]) => [...a, ...b]),
     file: clean ? fc.constant(file) : fc.constantFrom(file, file, 'other'),
     filename: clean ? text : fc.option(text),
     // RFC 5987's filename*=UTF-8''... carries any byte, NUL included.
@@ -169,12 +191,14 @@ function bodyFor(route: FuzzRoute, clean: boolean): fc.Arbitrary<Body> {
 const BAD_ESCAPES = ['%', '%E0%A4%A', '%ED%A0%80', '%C0%80', '%FF', '%00', 'a%00b', '%2F', '..', '%uD800'];
 
 /** Percent-encodes the UTF-8 bytes of a string; a lone surrogate goes as U+FFFD, as any client sends it. */
-const encode = (s: string) => [...Buffer.from(s)].map((b) => (/[\w.~-]/.test(String.fromCharCode(b)) ? String.fromCharCode(b) : `%${b.toString(16).padStart(2, '0')}`)).join('');
+const encode = (s: string) =>
+  [...Buffer.from(s)].map((b) => (/[\w.~-]/.test(String.fromCharCode(b)) ? String.fromCharCode(b) : `%${b.toString(16).padStart(2, '0')}`)).join('');
 
 const badSegment = fc.oneof(text.map(encode), fc.constantFrom(...BAD_ESCAPES));
 
 /** A query value as sent: an enum list comma-separated, anything else as JSON or text. */
-const queryText = (value: unknown) => (Array.isArray(value) ? value.join(',') : typeof value === 'object' && value !== null ? JSON.stringify(value) : String(value));
+const queryText = (value: unknown) =>
+  Array.isArray(value) ? value.join(',') : typeof value === 'object' && value !== null ? JSON.stringify(value) : String(value);
 
 function queryFor(route: FuzzRoute, clean: boolean): fc.Arbitrary<[string, Live | string][]> {
   const keys: Record<string, Joi.Description> = route.query?.describe().keys ?? {};
@@ -227,7 +251,9 @@ const specFor = (route: FuzzRoute, clean: boolean) =>
   });
 
 /** A third of the requests are clean (valid or nearly), so that writes succeed and are read back. */
-const requestSpec = fc.oneof(...ROUTES.map((route) => fc.oneof({ weight: 1, arbitrary: specFor(route, true) }, { weight: 2, arbitrary: specFor(route, false) })));
+const requestSpec = fc.oneof(
+  ...ROUTES.map((route) => fc.oneof({ weight: 1, arbitrary: specFor(route, true) }, { weight: 2, arbitrary: specFor(route, false) })),
+);
 
 type Spec = typeof requestSpec extends fc.Arbitrary<infer T> ? T : never;
 
@@ -255,11 +281,14 @@ const keys: Record<Auth, string | null> = { admin: null, test: null, readonly: n
 function send(req: Sent, freshConnection = false): Promise<Answer> {
   const { port } = server.address() as AddressInfo;
   return new Promise((resolve, reject) => {
-    const outgoing = http.request({ host: '127.0.0.1', port, method: req.method.toUpperCase(), path: req.path, headers: req.headers, agent: freshConnection ? false : agent }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (chunk: Buffer) => chunks.push(chunk));
-      res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, text: Buffer.concat(chunks).toString('utf8') }));
-    });
+    const outgoing = http.request(
+      { host: '127.0.0.1', port, method: req.method.toUpperCase(), path: req.path, headers: req.headers, agent: freshConnection ? false : agent },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, text: Buffer.concat(chunks).toString('utf8') }));
+      },
+    );
     outgoing.on('error', reject);
     outgoing.end(req.body);
   });
@@ -308,10 +337,13 @@ function build(spec: Spec): Sent {
     }
     case 'multipart': {
       const boundary = 'fuzzboundary';
-      const parts = spec.body.fields.map(([name, value]) => `--${boundary}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${resolveLive('', value)}\r\n`);
+      const parts = spec.body.fields.map(
+        ([name, value]) => `--${boundary}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${resolveLive('', value)}\r\n`,
+      );
       const { file, filename, encodedFilename } = spec.body;
       const disposition = encodedFilename ? `filename*=UTF-8''${encode(filename ?? '')}` : `filename="${filename}"`;
-      if (filename !== null) parts.push(`--${boundary}\r\nContent-Disposition: form-data; name="${file}"; ${disposition}\r\nContent-Type: text/plain\r\n\r\nfuzz\r\n`);
+      if (filename !== null)
+        parts.push(`--${boundary}\r\nContent-Disposition: form-data; name="${file}"; ${disposition}\r\nContent-Type: text/plain\r\n\r\nfuzz\r\n`);
       body = Buffer.from(`${parts.join('')}--${boundary}--\r\n`);
       headers['content-type'] = `multipart/form-data; boundary=${boundary}`;
       break;
@@ -339,7 +371,14 @@ function isErrorBody(text: string): boolean {
   try {
     const body = JSON.parse(text) as { error?: Record<string, unknown> };
     const { code, message, param, type, ...rest } = body.error ?? {};
-    return Object.keys(body).length === 1 && typeof code === 'string' && typeof message === 'string' && typeof type === 'string' && (param === null || typeof param === 'string') && Object.keys(rest).length === 0;
+    return (
+      Object.keys(body).length === 1 &&
+      typeof code === 'string' &&
+      typeof message === 'string' &&
+      typeof type === 'string' &&
+      (param === null || typeof param === 'string') &&
+      Object.keys(rest).length === 0
+    );
   } catch {
     return false;
   }
@@ -361,7 +400,13 @@ async function exchange(req: Sent, readBackOf?: Sent): Promise<Answer> {
     readBackOf && answer.status !== 200 && 'a 2xx write that does not read back',
   ].filter((p): p is string => typeof p === 'string');
   for (const problem of problems) {
-    findings.push({ request: describeRequest(req), ...(readBackOf && { after: describeRequest(readBackOf) }), status: answer.status, problem, answer: answer.text.slice(0, 300) });
+    findings.push({
+      request: describeRequest(req),
+      ...(readBackOf && { after: describeRequest(readBackOf) }),
+      status: answer.status,
+      problem,
+      answer: answer.text.slice(0, 300),
+    });
   }
   return answer;
 }

@@ -6,10 +6,12 @@ function setup() {
   let now = 0;
   const cache = new KeyCache<CachedKey & { name: string }>(LIFETIME_MS, () => now);
   const loads: string[] = [];
-  const loader = (name: string, organizationId = 'org_a', expiresAt: Date | null = null) => async () => {
-    loads.push(name);
-    return { name, organizationId, expiresAt };
-  };
+  const loader =
+    (name: string, organizationId = 'org_a', expiresAt: Date | null = null) =>
+    async () => {
+      loads.push(name);
+      return { name, organizationId, expiresAt };
+    };
   return { cache, loads, loader, advance: (ms: number) => (now += ms) };
 }
 

@@ -53,7 +53,9 @@ describe('a cached API key', () => {
 
     await as(revoking.app, org.liveKey).patch(`/v1/members/${member.userId}`, { role: 'guest' }).expect(200);
     expect((await as(revoking.app, member.key).post('/v1/projects', { name: 'Denied' })).status).toBe(403);
-    await waitFor(async () => ((await as(other.app, member.key).post('/v1/projects', { name: 'Denied' })).status === 403 ? true : undefined), { timeoutMs: WITHIN_MS });
+    await waitFor(async () => ((await as(other.app, member.key).post('/v1/projects', { name: 'Denied' })).status === 403 ? true : undefined), {
+      timeoutMs: WITHIN_MS,
+    });
   });
 
   it('makes a replica forget only the organization whose keys changed', async () => {

@@ -47,41 +47,45 @@ async function writeUntil(stopped: () => boolean, existing: string[]): Promise<S
 describe('GET /v1/tasks with cursors while tasks are created and edited', () => {
   const orders = SORT_FIELDS.flatMap((field) => [false, true].map((descending) => ({ field, descending })));
 
-  it.each(orders)('walks a project of 3,000 tasks by $field (descending: $descending)', async ({ field, descending }) => {
-    const sort = `${descending ? '-' : ''}${field}`;
-    const before = (await h.db.task.findMany({ where: { projectId }, select: { id: true } })).map((t) => t.id);
-    let done = false;
-    const [seen, edited] = await Promise.all([
-      walk<TaskRecord>(h.app, org.liveKey, '/v1/tasks', `projectId=${projectId}&sort=${sort}`).finally(() => (done = true)),
-      writeUntil(() => done, before),
-    ]);
-    expect(edited.size).toBeGreaterThan(0);
+  it.each(orders)(
+    'walks a project of 3,000 tasks by $field (descending: $descending)',
+    async ({ field, descending }) => {
+      const sort = `${descending ? '-' : ''}${field}`;
+      const before = (await h.db.task.findMany({ where: { projectId }, select: { id: true } })).map((t) => t.id);
+      let done = false;
+      const [seen, edited] = await Promise.all([
+        walk<TaskRecord>(h.app, org.liveKey, '/v1/tasks', `projectId=${projectId}&sort=${sort}`).finally(() => (done = true)),
+        writeUntil(() => done, before),
+      ]);
+      expect(edited.size).toBeGreaterThan(0);
 
-    // In order from the first record to the last, across pages written to meanwhile.
-    const compare = inOrder(field, descending);
-    for (let i = 1; i < seen.length; i++) expect({ at: i, inOrder: compare(seen[i - 1]!, seen[i]!) < 0 }).toEqual({ at: i, inOrder: true });
+      // In order from the first record to the last, across pages written to meanwhile.
+      const compare = inOrder(field, descending);
+      for (let i = 1; i < seen.length; i++) expect({ at: i, inOrder: compare(seen[i - 1]!, seen[i]!) < 0 }).toEqual({ at: i, inOrder: true });
 
-    const sightings = new Map<string, TaskRecord[]>();
-    for (const task of seen) sightings.set(task.id, [...(sightings.get(task.id) ?? []), task]);
-    const twice = [...sightings].filter(([, versions]) => versions.length > 1);
-    const missed = before.filter((id) => !sightings.has(id));
-    if (field !== 'updatedAt') {
-      // Every task of the start exactly once; a task created meanwhile at most once.
-      expect({ twice: twice.length, missed: missed.length }).toEqual({ twice: 0, missed: 0 });
-    } else if (!descending) {
-      // An edit moves a task to the end of the walk: an edited task may come again (its new
-      // version, once), none is missed.
-      expect(missed).toEqual([]);
-      for (const [id, versions] of twice) {
-        expect(edited.has(id)).toBe(true);
-        expect(new Set(versions.map((v) => v.updatedAt)).size).toBe(versions.length);
+      const sightings = new Map<string, TaskRecord[]>();
+      for (const task of seen) sightings.set(task.id, [...(sightings.get(task.id) ?? []), task]);
+      const twice = [...sightings].filter(([, versions]) => versions.length > 1);
+      const missed = before.filter((id) => !sightings.has(id));
+      if (field !== 'updatedAt') {
+        // Every task of the start exactly once; a task created meanwhile at most once.
+        expect({ twice: twice.length, missed: missed.length }).toEqual({ twice: 0, missed: 0 });
+      } else if (!descending) {
+        // An edit moves a task to the end of the walk: an edited task may come again (its new
+        // version, once), none is missed.
+        expect(missed).toEqual([]);
+        for (const [id, versions] of twice) {
+          expect(edited.has(id)).toBe(true);
+          expect(new Set(versions.map((v) => v.updatedAt)).size).toBe(versions.length);
+        }
+      } else {
+        // An edit moves a task behind the walk: only edited tasks may be missed, none comes twice.
+        expect(twice).toEqual([]);
+        expect(missed.filter((id) => !edited.has(id))).toEqual([]);
       }
-    } else {
-      // An edit moves a task behind the walk: only edited tasks may be missed, none comes twice.
-      expect(twice).toEqual([]);
-      expect(missed.filter((id) => !edited.has(id))).toEqual([]);
-    }
-  }, 60_000);
+    },
+    60_000,
+  );
 });
 
 describe('cursors', () => {
@@ -129,7 +133,11 @@ describe('cursors', () => {
 
   it('hold across API replicas sharing CURSOR_SECRET, and only there', async () => {
     const secret = 'a-shared-cursor-secret-of-32-chars-or-more';
-    const [replicaA, replicaB, stranger] = [createHarness({ CURSOR_SECRET: secret }), createHarness({ CURSOR_SECRET: secret }), createHarness({ CURSOR_SECRET: `${secret}!` })];
+    const [replicaA, replicaB, stranger] = [
+      createHarness({ CURSOR_SECRET: secret }),
+      createHarness({ CURSOR_SECRET: secret }),
+      createHarness({ CURSOR_SECRET: `${secret}!` }),
+    ];
     try {
       const cursor = (await as(replicaA.app, org.liveKey).get(`/v1/tasks?projectId=${projectId}&limit=5`)).body.pagination.nextCursor;
       const page = `/v1/tasks?projectId=${projectId}&limit=5&cursor=${encodeURIComponent(cursor)}`;
@@ -142,7 +150,12 @@ describe('cursors', () => {
 
   it('exclude offset, and sort takes one known field', async () => {
     const cursor = await firstPage();
-    expectError(await as(h.app, org.liveKey).get(`/v1/tasks?projectId=${projectId}&sort=title&offset=0&cursor=${encodeURIComponent(cursor)}`), 400, 'invalid_request', 'cursor');
+    expectError(
+      await as(h.app, org.liveKey).get(`/v1/tasks?projectId=${projectId}&sort=title&offset=0&cursor=${encodeURIComponent(cursor)}`),
+      400,
+      'invalid_request',
+      'cursor',
+    );
     for (const sort of ['colour', '-colour', 'title,-status', '--title', 'Title', 'id', '']) {
       expectError(await as(h.app, org.liveKey).get(`/v1/tasks?sort=${encodeURIComponent(sort)}`), 400, 'invalid_request', 'sort');
     }
@@ -169,10 +182,14 @@ describe('every list', () => {
     const api = as(h.app, owner.liveKey);
     const projects: string[] = [];
     for (const name of ['beta', 'Alpha', 'alpha', 'Éclair', 'zeta']) projects.push((await api.post('/v1/projects', { name })).body.id);
-    const tasks = await Promise.all(['Thread', 'b', 'C'].map(async (title) => (await api.post('/v1/tasks', { title, projectId: projects[0] })).body.id as string));
+    const tasks = await Promise.all(
+      ['Thread', 'b', 'C'].map(async (title) => (await api.post('/v1/tasks', { title, projectId: projects[0] })).body.id as string),
+    );
     params.taskId = tasks[0]!;
     await Promise.all([0, 1, 2, 3, 4].map((i) => api.post(`/v1/tasks/${params.taskId}/comments`, { content: `comment ${i}` })));
-    const webhooks = await Promise.all([0, 1, 2, 3].map(async () => (await api.post('/v1/webhooks', { url: 'https://93.184.215.14/hooks', events: ['*'] })).body.id as string));
+    const webhooks = await Promise.all(
+      [0, 1, 2, 3].map(async () => (await api.post('/v1/webhooks', { url: 'https://93.184.215.14/hooks', events: ['*'] })).body.id as string),
+    );
     params.webhookId = webhooks[0]!;
     await Promise.all([0, 1, 2, 3].map(() => api.post(`/v1/webhooks/${params.webhookId}/test`, {})));
     for (let i = 0; i < 4; i++) {
@@ -180,7 +197,17 @@ describe('every list', () => {
       await api.post('/v1/members/invite', { email: `invited-${i}-${owner.organization.id.toLowerCase()}@example.com`, role: 'guest' });
       await api.post('/v1/api-keys', { name: `key ${i}` });
       await h.db.file.create({
-        data: { id: newId('file'), organizationId: owner.organization.id, mode: 'live', projectId: projects[1]!, name: `f${i}`, size: 1, contentType: 'text/plain', storageKey: `k${i}`, uploaderId: owner.user.id },
+        data: {
+          id: newId('file'),
+          organizationId: owner.organization.id,
+          mode: 'live',
+          projectId: projects[1]!,
+          name: `f${i}`,
+          size: 1,
+          contentType: 'text/plain',
+          storageKey: `k${i}`,
+          uploaderId: owner.user.id,
+        },
       });
     }
   });
@@ -189,23 +216,37 @@ describe('every list', () => {
 
   it('are all of the lists', () => {
     expect(lists.map((route) => route.path).sort()).toEqual(
-      ['/api-keys', '/events', '/files', '/members', '/members/invitations', '/projects', '/tasks', '/tasks/:taskId/comments', '/webhooks', '/webhooks/:webhookId/deliveries'].sort(),
+      [
+        '/api-keys',
+        '/events',
+        '/files',
+        '/members',
+        '/members/invitations',
+        '/projects',
+        '/tasks',
+        '/tasks/:taskId/comments',
+        '/webhooks',
+        '/webhooks/:webhookId/deliveries',
+      ].sort(),
     );
   });
 
-  it.each(lists.map((route) => [route.path, route] as const))('%s pages by cursor through the same records as one page, in every order it offers', async (path, route) => {
-    const url = `/v1${path.replace(/:(\w+)/g, (_, name: string) => params[name]!)}`;
-    const sorts = route.query!.describe().keys.sort.allow as string[];
-    expect(sorts.length).toBeGreaterThanOrEqual(2);
-    for (const sort of sorts) {
-      const whole = (await as(h.app, owner.liveKey).get(`${url}?sort=${sort}&limit=100`)).body.data as { id: string }[];
-      expect(whole.length).toBeGreaterThan(2);
-      const compare = inOrder(sort.replace(/^-/, ''), sort.startsWith('-'));
-      for (let i = 1; i < whole.length; i++) expect({ sort, at: i, inOrder: compare(whole[i - 1]!, whole[i]!) < 0 }).toEqual({ sort, at: i, inOrder: true });
-      const walked = await walk<{ id: string }>(h.app, owner.liveKey, url, `sort=${sort}`, 2);
-      expect({ sort, ids: walked.map((r) => r.id) }).toEqual({ sort, ids: whole.map((r) => r.id) });
-    }
-  });
+  it.each(lists.map((route) => [route.path, route] as const))(
+    '%s pages by cursor through the same records as one page, in every order it offers',
+    async (path, route) => {
+      const url = `/v1${path.replace(/:(\w+)/g, (_, name: string) => params[name]!)}`;
+      const sorts = route.query!.describe().keys.sort.allow as string[];
+      expect(sorts.length).toBeGreaterThanOrEqual(2);
+      for (const sort of sorts) {
+        const whole = (await as(h.app, owner.liveKey).get(`${url}?sort=${sort}&limit=100`)).body.data as { id: string }[];
+        expect(whole.length).toBeGreaterThan(2);
+        const compare = inOrder(sort.replace(/^-/, ''), sort.startsWith('-'));
+        for (let i = 1; i < whole.length; i++) expect({ sort, at: i, inOrder: compare(whole[i - 1]!, whole[i]!) < 0 }).toEqual({ sort, at: i, inOrder: true });
+        const walked = await walk<{ id: string }>(h.app, owner.liveKey, url, `sort=${sort}`, 2);
+        expect({ sort, ids: walked.map((r) => r.id) }).toEqual({ sort, ids: whole.map((r) => r.id) });
+      }
+    },
+  );
 });
 
 describe('CURSOR_SECRET', () => {
@@ -213,7 +254,10 @@ describe('CURSOR_SECRET', () => {
     expect(() => loadApiConfig({ NODE_ENV: 'production' })).toThrow(/CURSOR_SECRET is required in production/);
     expect(() => loadApiConfig({ NODE_ENV: 'production', CURSOR_SECRET: '' })).toThrow(/CURSOR_SECRET is required in production/);
     expect(() => loadApiConfig({ NODE_ENV: 'production', CURSOR_SECRET: 'x'.repeat(31) })).toThrow(/CURSOR_SECRET/);
-    expect(loadApiConfig({ NODE_ENV: 'production', CURSOR_SECRET: 'x'.repeat(32) })).toMatchObject({ cursorSecret: 'x'.repeat(32), cursorSecretEphemeral: false });
+    expect(loadApiConfig({ NODE_ENV: 'production', CURSOR_SECRET: 'x'.repeat(32) })).toMatchObject({
+      cursorSecret: 'x'.repeat(32),
+      cursorSecretEphemeral: false,
+    });
     const development = loadApiConfig({});
     expect(development.cursorSecretEphemeral).toBe(true);
     expect(development.cursorSecret).not.toBe(loadApiConfig({}).cursorSecret);

@@ -42,17 +42,52 @@ describe('text that Postgres cannot store or that is not text', () => {
   it.each([
     ['a NUL in a path id', () => api().get(`/v1/tasks/tsk_${encodeURIComponent(NUL)}`), 'taskId'],
     ['a NUL in a query value', () => api().get(`/v1/tasks?projectId=${encodeURIComponent(NUL)}`), 'projectId'],
-    ['a NUL in a body string', () => api().post('/v1/projects').send({ name: `a${NUL}b` }), 'name'],
-    ['a NUL in a field name', () => api().post('/v1/tasks').send({ title: 'x', projectId, customFields: { [`k${NUL}`]: 1 } }), 'customFields'],
-    ['a lone high surrogate in a task title', () => api().post('/v1/tasks').send({ title: `x${LONE_HIGH}`, projectId }), 'title'],
-    ['a lone low surrogate in a custom field', () => api().patch(`/v1/tasks/${taskId}`).send({ customFields: { k: LONE_LOW } }), 'customFields.k'],
+    [
+      'a NUL in a body string',
+      () =>
+        api()
+          .post('/v1/projects')
+          .send({ name: `a${NUL}b` }),
+      'name',
+    ],
+    [
+      'a NUL in a field name',
+      () =>
+        api()
+          .post('/v1/tasks')
+          .send({ title: 'x', projectId, customFields: { [`k${NUL}`]: 1 } }),
+      'customFields',
+    ],
+    [
+      'a lone high surrogate in a task title',
+      () =>
+        api()
+          .post('/v1/tasks')
+          .send({ title: `x${LONE_HIGH}`, projectId }),
+      'title',
+    ],
+    [
+      'a lone low surrogate in a custom field',
+      () =>
+        api()
+          .patch(`/v1/tasks/${taskId}`)
+          .send({ customFields: { k: LONE_LOW } }),
+      'customFields.k',
+    ],
   ])('refuses %s with 400 naming the field', async (_name, send, param) => {
     expectContractError(await send().set(auth()), 400, 'invalid_request', param);
   });
 
   it('refuses them on the unauthenticated POST /v1/invitations/accept too', async () => {
     const { token } = (await as(h.app, org.liveKey).post('/v1/members/invite', { email: 'nul@example.com', role: 'member' })).body;
-    expectContractError(await api().post('/v1/invitations/accept').send({ token, name: `Nul${NUL}` }), 400, 'invalid_request', 'name');
+    expectContractError(
+      await api()
+        .post('/v1/invitations/accept')
+        .send({ token, name: `Nul${NUL}` }),
+      400,
+      'invalid_request',
+      'name',
+    );
     expect((await api().post('/v1/invitations/accept').send({ token, name: 'Nul' })).status).toBe(201);
   });
 
@@ -84,7 +119,10 @@ describe('bodies that cannot be read', () => {
     const bodies = [deep('{"a":', '}'), deep('[', ']'), `{"title":"x","projectId":"${projectId}","customFields":{"k":${deep('{"a":', '}')}}}`];
     for (const [i, body] of bodies.entries()) {
       for (const key of [`deep-${i}`, null]) {
-        let req = api().post(i === 2 ? '/v1/tasks' : '/v1/projects').set(auth()).set('Content-Type', 'application/json');
+        let req = api()
+          .post(i === 2 ? '/v1/tasks' : '/v1/projects')
+          .set(auth())
+          .set('Content-Type', 'application/json');
         if (key) req = req.set('Idempotency-Key', key);
         expectContractError(await req.send(body), 400, 'invalid_request');
       }
@@ -99,7 +137,11 @@ describe('bodies that cannot be read', () => {
 
 describe('media types', () => {
   it.each(['application/merge-patch+json', 'application/vnd.api+json'])('answers a PATCH in %s with 415 and changes nothing', async (type) => {
-    const res = await api().patch(`/v1/tasks/${taskId}`).set(auth()).set('Content-Type', type).send(JSON.stringify({ title: 'Changed' }));
+    const res = await api()
+      .patch(`/v1/tasks/${taskId}`)
+      .set(auth())
+      .set('Content-Type', type)
+      .send(JSON.stringify({ title: 'Changed' }));
     expectContractError(res, 415, 'unsupported_media_type');
     expect((await as(h.app, org.liveKey).get(`/v1/tasks/${taskId}`)).body.title).toBe('Original');
   });

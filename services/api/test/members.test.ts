@@ -355,7 +355,9 @@ describe('GET /v1/members/invitations', () => {
     const other = await createOrg(h.db);
     const pending = await invite(other);
     await accept({ token: (await invite(other)).token, name: 'Joined' }).expect(201);
-    await as(h.app, other.liveKey).delete(`/v1/members/invitations/${(await invite(other)).id}`).expect(204);
+    await as(h.app, other.liveKey)
+      .delete(`/v1/members/invitations/${(await invite(other)).id}`)
+      .expect(204);
     const expired = await invite(other);
     await h.db.invitation.update({ where: { id: expired.id }, data: { expiresAt: new Date(Date.now() - 1_000) } });
     await invite(owner);
@@ -395,7 +397,7 @@ describe('DELETE /v1/members/invitations/{invitationId}', () => {
     expect((await as(h.app, org.liveKey).get('/v1/members/invitations?limit=100')).body.data.map((i: { id: string }) => i.id)).not.toContain(id);
   });
 
-  it('answers 404 naming invitationId for an unknown, another organization\'s, a revoked or an accepted invitation', async () => {
+  it("answers 404 naming invitationId for an unknown, another organization's, a revoked or an accepted invitation", async () => {
     const { id: revoked } = await invite(org);
     await as(h.app, org.liveKey).delete(`/v1/members/invitations/${revoked}`).expect(204);
     const { id: accepted, token } = await invite(org);

@@ -55,7 +55,9 @@ describe('access log', () => {
 
   it('never writes a key, token or secret, whatever the request carries', async () => {
     const secret = 'secret_do_not_log_this_value';
-    await as(h.app, org.liveKey).post('/v1/webhooks', { url: 'https://example.com/hook', events: ['*'], secret }).set('Idempotency-Key', 'idem-secret-1');
+    await as(h.app, org.liveKey)
+      .post('/v1/webhooks', { url: 'https://example.com/hook', events: ['*'], secret })
+      .set('Idempotency-Key', 'idem-secret-1');
     const invited = await as(h.app, org.liveKey).post('/v1/members/invite', { email: 'logged@example.com', role: 'member' });
     await request(h.app).post('/v1/invitations/accept').send({ token: invited.body.token, name: 'Logged' });
     await request(h.app).get('/v1/tasks').set('Authorization', `Bearer ${org.testKey}`).set('Cookie', 'session=cookie-value');

@@ -38,7 +38,10 @@ describe('GET /v1/openapi.json', () => {
   it('describes every mounted route, public ones without security', () => {
     for (const route of [...apiRoutes, ...publicRoutes]) {
       const operation = document.paths[openApiPath(route.path)]?.[route.method];
-      expect({ route: `${route.method} ${route.path}`, described: operation !== undefined }).toEqual({ route: `${route.method} ${route.path}`, described: true });
+      expect({ route: `${route.method} ${route.path}`, described: operation !== undefined }).toEqual({
+        route: `${route.method} ${route.path}`,
+        described: true,
+      });
       if (route.kind === 'public') expect(operation!.security).toEqual([]);
     }
     const described = Object.values(document.paths).reduce((n, methods) => n + Object.keys(methods).length, 0);
@@ -49,7 +52,8 @@ describe('GET /v1/openapi.json', () => {
     const conformance = new Conformance(document as unknown as OpenApiDocument);
     const org = await createOrg(h.db);
     const project = await as(h.app, org.liveKey).post('/v1/projects', { name: 'Checked' });
-    const res = (body: unknown, status = 200, headers: Record<string, string> = { etag: '"e"' }) => ({ status, body, text: JSON.stringify(body), headers }) as unknown as Response;
+    const res = (body: unknown, status = 200, headers: Record<string, string> = { etag: '"e"' }) =>
+      ({ status, body, text: JSON.stringify(body), headers }) as unknown as Response;
     expect(() => conformance.check('get', `/v1/projects/${project.body.id}`, res(project.body))).not.toThrow();
     expect(() => conformance.check('get', `/v1/projects/${project.body.id}`, res(project.body, 200, {}))).toThrow(/requires the ETag header/);
     expect(() => conformance.check('get', `/v1/projects/${project.body.id}`, res({ ...project.body, extra: 1 }))).toThrow(/disagrees/);

@@ -84,11 +84,9 @@ describe('GET /v1/projects/{id}', () => {
 });
 
 describe('PATCH /v1/projects/{id}', () => {
-  itEnforcesAccess(
-    ctx,
-    () => ({ method: 'patch', path: `/v1/projects/${projectId}`, permission: 'projects:write', body: { name: 'Renamed' } }),
-    { namesResource: true },
-  );
+  itEnforcesAccess(ctx, () => ({ method: 'patch', path: `/v1/projects/${projectId}`, permission: 'projects:write', body: { name: 'Renamed' } }), {
+    namesResource: true,
+  });
 
   it('archives and unarchives, recording archivedAt', async () => {
     const id = (await as(h.app, org.liveKey).post('/v1/projects', { name: 'Cycle' })).body.id;

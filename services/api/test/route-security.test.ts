@@ -38,7 +38,16 @@ beforeAll(async () => {
   });
   const fileId = newId('file');
   await h.db.file.create({
-    data: { ...live, id: fileId, projectId, name: 'secured.txt', size: 1, contentType: 'text/plain', storageKey: `${org.organization.id}/live/${fileId}`, uploaderId: org.user.id },
+    data: {
+      ...live,
+      id: fileId,
+      projectId,
+      name: 'secured.txt',
+      size: 1,
+      contentType: 'text/plain',
+      storageKey: `${org.organization.id}/live/${fileId}`,
+      uploaderId: org.user.id,
+    },
   });
   Object.assign(fixtures, {
     projectId,
@@ -77,7 +86,11 @@ const secured = apiRoutes.flatMap((route) => (route.kind === 'authenticated' ? [
 
 describe.each(secured.map((route) => [`${route.method.toUpperCase()} ${route.path}`, route] as const))('%s', (_name, route) => {
   const namesResource = route.path.includes(':');
-  itEnforcesAccess(ctx, () => ({ method: route.method, path: pathOf(route.path), permission: route.permission, body: namesResource ? bodyOf(route) : undefined }), {
-    namesResource,
-  });
+  itEnforcesAccess(
+    ctx,
+    () => ({ method: route.method, path: pathOf(route.path), permission: route.permission, body: namesResource ? bodyOf(route) : undefined }),
+    {
+      namesResource,
+    },
+  );
 });

@@ -25,7 +25,13 @@ beforeAll(async () => {
   await seedTasks(h.db, { ...seed, projectId: projects[1]!, count: 300 });
   // The same words elsewhere: another organization's tasks and the test data are never found.
   const foreign = (await as(h.app, otherOrg.liveKey).post('/v1/projects', { name: 'Foreign' })).body.id;
-  await seedTasks(h.db, { organizationId: otherOrg.organization.id, projectId: foreign, creatorId: otherOrg.user.id, assignees: [otherOrg.user.id], count: 200 });
+  await seedTasks(h.db, {
+    organizationId: otherOrg.organization.id,
+    projectId: foreign,
+    creatorId: otherOrg.user.id,
+    assignees: [otherOrg.user.id],
+    count: 200,
+  });
   const testProject = (await as(h.app, org.testKey).post('/v1/projects', { name: 'Sandbox' })).body.id;
   await seedTasks(h.db, { ...seed, projectId: testProject, count: 100, mode: 'test' });
   tasks = (await h.db.task.findMany({ where: { organizationId: org.organization.id, mode: 'live' } })).map(toTaskRecord);

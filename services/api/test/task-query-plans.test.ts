@@ -66,7 +66,17 @@ const FILTERS: [string, () => Filters][] = [
   ['createdSince', () => ({ createdSince: '2026-01-01T08:00:00.000Z' })],
   ['q, a common word', () => ({ q: 'launch' })],
   ['q, rare words', () => ({ q: 'nandu zebre 17' })],
-  ['every filter', () => ({ status: ['todo', 'done'], priority: ['low', 'high'], assigneeId: [members[2]!, 'none'], dueAfter: '2027-01-01T00:00:00.000Z', updatedSince: '2026-06-01T00:10:00.000Z', q: 'reunion' })],
+  [
+    'every filter',
+    () => ({
+      status: ['todo', 'done'],
+      priority: ['low', 'high'],
+      assigneeId: [members[2]!, 'none'],
+      dueAfter: '2027-01-01T00:00:00.000Z',
+      updatedSince: '2026-06-01T00:10:00.000Z',
+      q: 'reunion',
+    }),
+  ],
 ];
 
 /** A position deep in the walk: the task at the middle of the project in that order. */
@@ -86,37 +96,47 @@ async function planOf(filters: Filters, window: Window<TaskSortField>): Promise<
 describe('the plans of GET /v1/tasks', () => {
   const orders = SORT_FIELDS.flatMap((field) => [false, true].map((descending) => ({ field, descending })));
 
-  it.each(orders)('by $field (descending: $descending) read an index and sort neither the project nor the tenant', async ({ field, descending }) => {
-    const deep = await middleOf(field, descending);
-    for (const [name, filtersOf] of FILTERS) {
-      for (const within of ['project', 'tenant'] as const) {
-        for (const after of [null, deep]) {
-          const filters = { ...filtersOf(), ...(within === 'project' && { projectId }) };
-          const plan = await planOf(filters, { take: 51, skip: 0, after, sort: { field, descending } });
-          const nodes = nodesOf(plan);
-          const label = `${name}, ${within}${after ? ', deep' : ''}`;
-          const sequential = nodes.filter((node) => node['Node Type'] === 'Seq Scan').map((node) => node['Relation Name']);
-          const indexes = nodes.map((node) => node['Index Name']).filter(Boolean);
-          const unnarrowedSorts = nodes
-            .filter((node) => node['Node Type'] === 'Sort')
-            .filter((sort) => !nodesOf(sort).some((node) => NARROWING.test(`${node['Index Cond'] ?? ''} ${node['Recheck Cond'] ?? ''}`)));
-          expect({ label, sequential, usesAnIndex: indexes.length > 0, unnarrowedSorts: unnarrowedSorts.length }).toEqual({
-            label,
-            sequential: [],
-            usesAnIndex: true,
-            unnarrowedSorts: 0,
-          });
+  it.each(orders)(
+    'by $field (descending: $descending) read an index and sort neither the project nor the tenant',
+    async ({ field, descending }) => {
+      const deep = await middleOf(field, descending);
+      for (const [name, filtersOf] of FILTERS) {
+        for (const within of ['project', 'tenant'] as const) {
+          for (const after of [null, deep]) {
+            const filters = { ...filtersOf(), ...(within === 'project' && { projectId }) };
+            const plan = await planOf(filters, { take: 51, skip: 0, after, sort: { field, descending } });
+            const nodes = nodesOf(plan);
+            const label = `${name}, ${within}${after ? ', deep' : ''}`;
+            const sequential = nodes.filter((node) => node['Node Type'] === 'Seq Scan').map((node) => node['Relation Name']);
+            const indexes = nodes.map((node) => node['Index Name']).filter(Boolean);
+            const unnarrowedSorts = nodes
+              .filter((node) => node['Node Type'] === 'Sort')
+              .filter((sort) => !nodesOf(sort).some((node) => NARROWING.test(`${node['Index Cond'] ?? ''} ${node['Recheck Cond'] ?? ''}`)));
+            expect({ label, sequential, usesAnIndex: indexes.length > 0, unnarrowedSorts: unnarrowedSorts.length }).toEqual({
+              label,
+              sequential: [],
+              usesAnIndex: true,
+              unnarrowedSorts: 0,
+            });
+          }
         }
       }
-    }
-  }, 60_000);
+    },
+    60_000,
+  );
 
   it('walk an index in the order asked for when no filter narrows the rows', async () => {
     for (const { field, descending } of orders) {
       for (const within of [{ projectId }, {}]) {
         const plan = await planOf(within, { take: 51, skip: 0, after: null, sort: { field, descending } });
         const nodes = nodesOf(plan);
-        expect({ field, descending, within, sorts: nodes.filter((n) => n['Node Type'] === 'Sort').length, scan: `${nodes[1]?.['Node Type']} ${nodes[1]?.['Scan Direction']}` }).toEqual({
+        expect({
+          field,
+          descending,
+          within,
+          sorts: nodes.filter((n) => n['Node Type'] === 'Sort').length,
+          scan: `${nodes[1]?.['Node Type']} ${nodes[1]?.['Scan Direction']}`,
+        }).toEqual({
           field,
           descending,
           within,

@@ -77,12 +77,7 @@ describe('POST /v1/tasks', () => {
   it('refuses a project of another organization, an unknown assignee, and an archived project', async () => {
     const foreignProject = (await as(h.app, otherOrg.liveKey).post('/v1/projects', { name: 'Theirs' })).body.id;
     expectError(await as(h.app, org.liveKey).post('/v1/tasks', { title: 'x', projectId: foreignProject }), 400, 'invalid_request', 'projectId');
-    expectError(
-      await as(h.app, org.liveKey).post('/v1/tasks', { title: 'x', projectId, assigneeId: otherOrg.user.id }),
-      400,
-      'invalid_request',
-      'assigneeId',
-    );
+    expectError(await as(h.app, org.liveKey).post('/v1/tasks', { title: 'x', projectId, assigneeId: otherOrg.user.id }), 400, 'invalid_request', 'assigneeId');
     const archived = (await as(h.app, org.liveKey).post('/v1/projects', { name: 'Old' })).body.id;
     await as(h.app, org.liveKey).patch(`/v1/projects/${archived}`, { archived: true }).expect(200);
     expectError(await as(h.app, org.liveKey).post('/v1/tasks', { title: 'x', projectId: archived }), 400, 'invalid_request', 'projectId');

@@ -292,7 +292,13 @@ describe('PATCH /v1/webhooks/{id}', () => {
       description: 'Moved',
     });
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ ...before, url: OTHER_URL, events: ['comment.created', 'comment.deleted'], description: 'Moved', updatedAt: expect.stringMatching(ISO) });
+    expect(res.body).toEqual({
+      ...before,
+      url: OTHER_URL,
+      events: ['comment.created', 'comment.deleted'],
+      description: 'Moved',
+      updatedAt: expect.stringMatching(ISO),
+    });
     expect(Date.parse(res.body.updatedAt)).toBeGreaterThanOrEqual(Date.parse(before.updatedAt));
     expect((await as(h.app, org.liveKey).get(`/v1/webhooks/${target}`)).body).toEqual(res.body);
   });
@@ -451,8 +457,24 @@ describe('GET /v1/webhooks/{id}/deliveries/{deliveryId}', () => {
     const delivery = await insertDelivery(org, target, { status: 'succeeded', attemptCount: 2, lastAttemptAt: new Date('2026-03-01T10:01:00.000Z') });
     await h.db.deliveryAttempt.createMany({
       data: [
-        { id: newId('attempt'), deliveryId: delivery.id, attemptNumber: 2, attemptedAt: new Date('2026-03-01T10:01:00.000Z'), responseStatus: 200, responseTimeMs: 35, error: null },
-        { id: newId('attempt'), deliveryId: delivery.id, attemptNumber: 1, attemptedAt: new Date('2026-03-01T10:00:00.000Z'), responseStatus: null, responseTimeMs: 5000, error: 'timeout' },
+        {
+          id: newId('attempt'),
+          deliveryId: delivery.id,
+          attemptNumber: 2,
+          attemptedAt: new Date('2026-03-01T10:01:00.000Z'),
+          responseStatus: 200,
+          responseTimeMs: 35,
+          error: null,
+        },
+        {
+          id: newId('attempt'),
+          deliveryId: delivery.id,
+          attemptNumber: 1,
+          attemptedAt: new Date('2026-03-01T10:00:00.000Z'),
+          responseStatus: null,
+          responseTimeMs: 5000,
+          error: 'timeout',
+        },
       ],
     });
     const res = await as(h.app, org.liveKey).get(`/v1/webhooks/${target}/deliveries/${delivery.id}`);
@@ -468,8 +490,24 @@ describe('GET /v1/webhooks/{id}/deliveries/{deliveryId}', () => {
       payload: JSON.parse(delivery.body),
     });
     expect(res.body.attempts).toEqual([
-      { attemptNumber: 1, attemptedAt: '2026-03-01T10:00:00.000Z', responseStatus: null, responseTimeMs: 5000, error: 'timeout', responseBody: null, responseHeaders: null },
-      { attemptNumber: 2, attemptedAt: '2026-03-01T10:01:00.000Z', responseStatus: 200, responseTimeMs: 35, error: null, responseBody: null, responseHeaders: null },
+      {
+        attemptNumber: 1,
+        attemptedAt: '2026-03-01T10:00:00.000Z',
+        responseStatus: null,
+        responseTimeMs: 5000,
+        error: 'timeout',
+        responseBody: null,
+        responseHeaders: null,
+      },
+      {
+        attemptNumber: 2,
+        attemptedAt: '2026-03-01T10:01:00.000Z',
+        responseStatus: 200,
+        responseTimeMs: 35,
+        error: null,
+        responseBody: null,
+        responseHeaders: null,
+      },
     ]);
   });
 

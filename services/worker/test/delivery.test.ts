@@ -40,7 +40,7 @@ const deliveryLog = async (org: TestOrg, webhookId: string, deliveryId: string) 
   (await as(h.app, org.liveKey).get(`/v1/webhooks/${webhookId}/deliveries/${deliveryId}`)).body;
 
 describe('webhook delivery', () => {
-  it('delivers SPEC\'s body, signed so that GitHub-style and Standard Webhooks verifiers accept it', async () => {
+  it("delivers SPEC's body, signed so that GitHub-style and Standard Webhooks verifiers accept it", async () => {
     const org = await createOrg(h.db);
     const receiver = await receiverFor();
     const secret = 'secret_verify_me_please';
@@ -142,7 +142,9 @@ describe('webhook delivery', () => {
 
     // While disabled, events make no deliveries.
     await as(h.app, org.liveKey).patch(`/v1/projects/${projectId}`, { name: 'Quiet' }).expect(200);
-    await waitFor(async () => ((await h.db.outboxEvent.count({ where: { organizationId: org.organization.id, dispatchedAt: null } })) === 0 ? true : undefined));
+    await waitFor(async () =>
+      (await h.db.outboxEvent.count({ where: { organizationId: org.organization.id, dispatchedAt: null } })) === 0 ? true : undefined,
+    );
     expect(await h.db.delivery.count({ where: { webhookId } })).toBe(1);
 
     healthy = true;
@@ -159,7 +161,7 @@ describe('webhook delivery', () => {
     await waitFor(async () => ((await deliveryLog(org, webhookId, deliveryId)).status === 'succeeded' ? true : undefined));
   });
 
-  it('never delivers an unsubscribed type or another organization\'s events, and test subscriptions get only test events', async () => {
+  it("never delivers an unsubscribed type or another organization's events, and test subscriptions get only test events", async () => {
     const org = await createOrg(h.db);
     const other = await createOrg(h.db);
     const liveReceiver = await receiverFor();
@@ -174,7 +176,11 @@ describe('webhook delivery', () => {
 
     await liveReceiver.waitForCount(1);
     await testReceiver.waitForCount(1);
-    await waitFor(async () => ((await h.db.outboxEvent.count({ where: { organizationId: { in: [org.organization.id, other.organization.id] }, dispatchedAt: null } })) === 0 ? true : undefined));
+    await waitFor(async () =>
+      (await h.db.outboxEvent.count({ where: { organizationId: { in: [org.organization.id, other.organization.id] }, dispatchedAt: null } })) === 0
+        ? true
+        : undefined,
+    );
     expect(liveReceiver.received.map((r) => [r.json.event, r.json.data.id])).toEqual([['project.created', liveProject]]);
     expect(testReceiver.received.map((r) => [r.json.event, r.json.data.id])).toEqual([['project.created', testProject]]);
   });
@@ -228,7 +234,13 @@ describe('webhook delivery', () => {
     const second = startTestWorker({ prefix: h.deps.config.redisPrefix });
     closers.push(second.close);
     const projectId = await newProject(org);
-    await Promise.all(Array.from({ length: 40 }, (_, i) => as(h.app, org.liveKey).post('/v1/tasks', { title: `T${i}`, projectId }).expect(201)));
+    await Promise.all(
+      Array.from({ length: 40 }, (_, i) =>
+        as(h.app, org.liveKey)
+          .post('/v1/tasks', { title: `T${i}`, projectId })
+          .expect(201),
+      ),
+    );
     await receiver.waitForCount(40);
     await waitFor(async () => ((await h.db.delivery.count({ where: { organizationId: org.organization.id, status: 'pending' } })) === 0 ? true : undefined));
     expect(receiver.received).toHaveLength(40);

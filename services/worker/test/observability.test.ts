@@ -37,7 +37,14 @@ describe('the worker health port', () => {
       const [delivery] = await receiver.waitForCount(1);
 
       const line = await waitFor(async () => log.lines().find((l) => l.msg === 'delivery attempt' && l.deliveryId === delivery!.json.deliveryId));
-      expect(line).toMatchObject({ webhookId: webhook.body.id, event: 'project.created', attempt: 1, status: 200, outcome: 'succeeded', durationMs: expect.any(Number) });
+      expect(line).toMatchObject({
+        webhookId: webhook.body.id,
+        event: 'project.created',
+        attempt: 1,
+        status: 200,
+        outcome: 'succeeded',
+        durationMs: expect.any(Number),
+      });
       expect(log.text()).not.toContain('secret_observed_secret');
 
       const after = await scrape();
@@ -73,7 +80,9 @@ describe('the queue dashboard with QUEUE_DASHBOARD_TOKEN', () => {
       expect(refused.status).toBe(401);
       expect(refused.headers.get('www-authenticate')).toContain('Basic');
       const basic = `Basic ${Buffer.from(`admin:${token}`).toString('base64')}`;
-      const allowed = (await (await fetch(`${guarded.healthUrl}/queues/api/queues`, { headers: { Authorization: basic } })).json()) as { queues: { readOnlyMode: boolean }[] };
+      const allowed = (await (await fetch(`${guarded.healthUrl}/queues/api/queues`, { headers: { Authorization: basic } })).json()) as {
+        queues: { readOnlyMode: boolean }[];
+      };
       expect(allowed.queues.every((q) => q.readOnlyMode === false)).toBe(true);
     } finally {
       await guarded.close();

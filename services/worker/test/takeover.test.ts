@@ -44,7 +44,10 @@ describe('a killed worker', () => {
     let survivor: Awaited<ReturnType<typeof startWorkerProcess>> | undefined;
     try {
       const { org, webhookId } = await subscribe(receiver.url);
-      for (let i = 0; i < held; i += 1) await as(h.app, org.liveKey).post('/v1/projects', { name: `Crash ${i}` }).expect(201);
+      for (let i = 0; i < held; i += 1)
+        await as(h.app, org.liveKey)
+          .post('/v1/projects', { name: `Crash ${i}` })
+          .expect(201);
       await receiver.waitForCount(held);
 
       const killedAt = Date.now();

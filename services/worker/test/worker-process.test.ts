@@ -58,6 +58,11 @@ describe('the worker process', () => {
     await waitForHttp(`http://127.0.0.1:${healthPort}/healthz`);
     pnpm.kill('SIGTERM');
     await exitCode(pnpm);
-    await waitFor(() => fetch(`http://127.0.0.1:${healthPort}/healthz`).then(() => undefined, () => true));
+    await waitFor(() =>
+      fetch(`http://127.0.0.1:${healthPort}/healthz`).then(
+        () => undefined,
+        () => true,
+      ),
+    );
   });
 });

@@ -25,7 +25,8 @@ export async function bootstrap(db: Db, argv: string[]): Promise<void> {
   if (email.validate(values.email).error) throw new UsageError(`--email ${values.email} is not an email address`, bootstrapUsage);
   if (!(values.plan! in Plan)) throw new UsageError(`--plan must be one of ${Object.keys(Plan).join(', ')}`, bootstrapUsage);
   const dailyQuota = values['daily-quota'] === undefined ? null : Number(values['daily-quota']);
-  if (dailyQuota !== null && !(Number.isInteger(dailyQuota) && dailyQuota > 0)) throw new UsageError('--daily-quota must be a positive integer', bootstrapUsage);
+  if (dailyQuota !== null && !(Number.isInteger(dailyQuota) && dailyQuota > 0))
+    throw new UsageError('--daily-quota must be a positive integer', bootstrapUsage);
   const existing = await db.organization.findFirst({ where: { name: { equals: name, mode: 'insensitive' } } });
   if (existing) throw new UsageError(`An organization named "${existing.name}" already exists (${existing.id}); choose another name`);
 

@@ -26,7 +26,10 @@ export async function keysCreate(db: Db, argv: string[]): Promise<void> {
   if (unknown.length > 0 || (permissions.includes('*') && permissions.length > 1)) {
     throw new UsageError(`--permissions must be * or a list of: ${PERMISSIONS.join(', ')}`, keysCreateUsage);
   }
-  const membership = await db.membership.findFirst({ where: { organizationId: values.org, user: { email: values.email.toLowerCase() } }, include: { user: true } });
+  const membership = await db.membership.findFirst({
+    where: { organizationId: values.org, user: { email: values.email.toLowerCase() } },
+    include: { user: true },
+  });
   if (!membership) throw new UsageError(`${values.email} is not a member of organization ${values.org}`);
 
   const { record, key } = await issueApiKey(db, {
@@ -37,5 +40,8 @@ export async function keysCreate(db: Db, argv: string[]): Promise<void> {
     permissions,
   });
   if (values.json) console.log(JSON.stringify({ ...record, key }));
-  else console.log(`Key ${record.id} (${record.mode}, ${record.permissions.join(',')}) for ${membership.user.email}, role ${membership.role}:\n${key}\nShown once; store it now.`);
+  else
+    console.log(
+      `Key ${record.id} (${record.mode}, ${record.permissions.join(',')}) for ${membership.user.email}, role ${membership.role}:\n${key}\nShown once; store it now.`,
+    );
 }

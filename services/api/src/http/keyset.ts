@@ -61,6 +61,11 @@ function keyset<C extends string, T extends string>(column: C, tie: T, descendin
   const beyond = descending ? 'lt' : 'gt';
   return [
     { [column]: { [`${beyond}e`]: value } } as Record<C, Bound>,
-    { OR: [{ [column]: { [beyond]: value } } as Record<C, Bound>, { [column]: value, [tie]: { [beyond]: id } } as Record<C, Date> & Record<T, { lt?: string; gt?: string }>] },
+    {
+      OR: [
+        { [column]: { [beyond]: value } } as Record<C, Bound>,
+        { [column]: value, [tie]: { [beyond]: id } } as Record<C, Date> & Record<T, { lt?: string; gt?: string }>,
+      ],
+    },
   ];
 }

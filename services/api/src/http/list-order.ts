@@ -23,7 +23,9 @@ export interface ListOrder<F extends string, Rec, Field extends SortField<Rec> =
   default: SortText<F>;
 }
 
-export function defineListOrder<F extends string, Rec, Field extends SortField<Rec> = SortField<Rec>>(order: ListOrder<F, Rec, Field>): ListOrder<F, Rec, Field> {
+export function defineListOrder<F extends string, Rec, Field extends SortField<Rec> = SortField<Rec>>(
+  order: ListOrder<F, Rec, Field>,
+): ListOrder<F, Rec, Field> {
   return order;
 }
 

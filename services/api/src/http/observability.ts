@@ -22,7 +22,13 @@ export function matchedRoute(req: Request, template: string): void {
 export function accessLog(logger: Logger): RequestHandler {
   const line = (incoming: IncomingMessage, res: ServerResponse, responseTime: number) => {
     const req = incoming as Request;
-    return { method: req.method, route: routeTemplate(req), status: res.statusCode, durationMs: responseTime, organization: req.tenant?.organizationId ?? null };
+    return {
+      method: req.method,
+      route: routeTemplate(req),
+      status: res.statusCode,
+      durationMs: responseTime,
+      organization: req.tenant?.organizationId ?? null,
+    };
   };
   return pinoHttp({
     logger,

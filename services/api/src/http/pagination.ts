@@ -65,11 +65,21 @@ const canonical = (value: object) => JSON.stringify(Object.entries(value).sort((
  * tells whether another follows; if so, `nextCursor` seals the last record's position, bound to
  * the tenant, the list, its path parameters, filters and sort.
  */
-export async function paginate<F extends string, Row, Rec extends { id: string }>(request: ListRequest<F>, listing: Listing<F, Row, Rec>): Promise<Envelope<Rec>> {
+export async function paginate<F extends string, Row, Rec extends { id: string }>(
+  request: ListRequest<F>,
+  listing: Listing<F, Row, Rec>,
+): Promise<Envelope<Rec>> {
   const { limit, offset, cursor, sort: sortText, ...filters } = request.query;
   if (cursor !== undefined && offset !== undefined) throw invalid('cursor', 'cursor and offset cannot be combined: a cursor carries its own position');
   const codec = cursorCodec(request.deps.config.cursorSecret);
-  const context = JSON.stringify([listing.order.name, request.tenant.organizationId, request.tenant.mode, canonical(request.params), sortText, canonical(filters)]);
+  const context = JSON.stringify([
+    listing.order.name,
+    request.tenant.organizationId,
+    request.tenant.mode,
+    canonical(request.params),
+    sortText,
+    canonical(filters),
+  ]);
   const after = cursor === undefined ? null : codec.open(cursor, context);
   const start = after?.offset ?? offset ?? 0;
   const sort = parseSort(sortText);

@@ -78,7 +78,10 @@ export function dailyQuotaLimiter(redis: Redis, prefix: string, logger: Logger):
     legacyHeaders: true,
     // A Redis outage must not take the API down with it: requests pass uncounted meanwhile.
     passOnStoreError: true,
-    logger: { warn: (msg: unknown) => logger.warn({ msg }, 'rate limiter'), error: (err: unknown) => logger.warn({ err }, 'quota store unavailable; request not counted') },
+    logger: {
+      warn: (msg: unknown) => logger.warn({ msg }, 'rate limiter'),
+      error: (err: unknown) => logger.warn({ err }, 'quota store unavailable; request not counted'),
+    },
     handler: (_req, _res, next) => next(new ApiError('rate_limited', 'Daily request quota exceeded; see X-RateLimit-Reset')),
     validate: { keyGeneratorIpFallback: false },
   });

@@ -224,8 +224,7 @@ export async function runOperation<P, Q, B, R, Res>(
 }
 
 /** `/tasks/:taskId/comments` with its parameters → `/tasks/tsk_1/comments` */
-const fillPath = (path: string, params: object) =>
-  path.replace(/:(\w+)/g, (_, name: string) => encodeURIComponent((params as Record<string, string>)[name]!));
+const fillPath = (path: string, params: object) => path.replace(/:(\w+)/g, (_, name: string) => encodeURIComponent((params as Record<string, string>)[name]!));
 
 /** A 201's Location: the new record's URL (DECISIONS §9). */
 function locationOf(route: RouteDefinition, params: object, body: unknown, publicBaseUrl: string): string {
@@ -234,7 +233,14 @@ function locationOf(route: RouteDefinition, params: object, body: unknown, publi
 }
 
 /** Writes a route's answer, with the headers its status and kind call for: Location, ETag (or a 304). */
-function send(req: Request, res: Response, route: RouteDefinition, params: object, deps: AppDeps, outcome: { status: number; body: unknown; replayed?: boolean }): void {
+function send(
+  req: Request,
+  res: Response,
+  route: RouteDefinition,
+  params: object,
+  deps: AppDeps,
+  outcome: { status: number; body: unknown; replayed?: boolean },
+): void {
   const { status, body } = outcome;
   if (outcome.replayed) res.setHeader('Idempotent-Replayed', 'true');
   if (status === 201) res.setHeader('Location', locationOf(route, params, body, deps.config.publicBaseUrl));

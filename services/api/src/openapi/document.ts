@@ -4,7 +4,10 @@ import { answersWithEtag, errorCodes, honoursIfMatch, readsOneRecord, type Route
 import { toJsonSchema, type JsonSchema } from './json-schema';
 import { webhookEntries } from './webhook-entries';
 
-export type OpenApiDocument = Record<string, unknown> & { paths: Record<string, Record<string, unknown>>; components: { schemas: Record<string, JsonSchema>; securitySchemes: Record<string, JsonSchema>; headers: Record<string, JsonSchema> } };
+export type OpenApiDocument = Record<string, unknown> & {
+  paths: Record<string, Record<string, unknown>>;
+  components: { schemas: Record<string, JsonSchema>; securitySchemes: Record<string, JsonSchema>; headers: Record<string, JsonSchema> };
+};
 
 /** `/tasks/:taskId` → `/v1/tasks/{taskId}` */
 const openApiPath = (path: string) => `/v1${path.replace(/:(\w+)/g, '{$1}')}`;
@@ -39,9 +42,27 @@ function parameters(route: RouteDefinition, components: Record<string, JsonSchem
         ]
       : [];
   const conditional = [
-    ...(readsOneRecord(route) ? [{ name: 'If-None-Match', in: 'header', required: false, description: 'An ETag from an earlier answer: 304 with no body while the record is unchanged.', schema: { type: 'string' } }] : []),
+    ...(readsOneRecord(route)
+      ? [
+          {
+            name: 'If-None-Match',
+            in: 'header',
+            required: false,
+            description: 'An ETag from an earlier answer: 304 with no body while the record is unchanged.',
+            schema: { type: 'string' },
+          },
+        ]
+      : []),
     ...(honoursIfMatch(route)
-      ? [{ name: 'If-Match', in: 'header', required: false, description: 'The ETag the change is based on: 412 `precondition_failed` if the record changed since.', schema: { type: 'string' } }]
+      ? [
+          {
+            name: 'If-Match',
+            in: 'header',
+            required: false,
+            description: 'The ETag the change is based on: 412 `precondition_failed` if the record changed since.',
+            schema: { type: 'string' },
+          },
+        ]
       : []),
   ];
   return [...of(route.params, 'path'), ...of(route.query, 'query'), ...idempotencyKey, ...conditional];
@@ -53,8 +74,15 @@ const HEADERS: Record<string, JsonSchema> = {
   'X-RateLimit-Remaining': { description: 'Requests left today', schema: { type: 'integer' } },
   'X-RateLimit-Reset': { description: 'Unix seconds of the next UTC midnight', schema: { type: 'integer' } },
   'Retry-After': { description: 'Seconds to wait before retrying', schema: { type: 'integer' } },
-  'Idempotent-Replayed': { description: '`true` when this is the stored response of an earlier request with the same Idempotency-Key', schema: { type: 'string', enum: ['true'] } },
-  ETag: { description: 'The entity tag of the record in the body (or, with 304, of the unchanged record): send it as If-None-Match or If-Match', required: true, schema: { type: 'string' } },
+  'Idempotent-Replayed': {
+    description: '`true` when this is the stored response of an earlier request with the same Idempotency-Key',
+    schema: { type: 'string', enum: ['true'] },
+  },
+  ETag: {
+    description: 'The entity tag of the record in the body (or, with 304, of the unchanged record): send it as If-None-Match or If-Match',
+    required: true,
+    schema: { type: 'string' },
+  },
   Location: { description: 'The URL of the record created', required: true, schema: { type: 'string', format: 'uri' } },
 };
 

@@ -26,4 +26,3 @@ function dropPatternEchoes(node: unknown): void {
   }
   for (const child of Object.values(node)) dropPatternEchoes(child);
 }
-

@@ -37,7 +37,8 @@ export class Conformance {
     if (!declared) throw new Error(`${label}: status not declared in the OpenAPI document (body ${JSON.stringify(res.body)})`);
     for (const [name, { $ref }] of Object.entries(declared.headers ?? {})) {
       const header = this.document.components.headers[$ref.replace('#/components/headers/', '')] as { required?: boolean } | undefined;
-      if (header?.required && res.headers[name.toLowerCase()] === undefined) throw new Error(`${label}: the document requires the ${name} header, the response has none`);
+      if (header?.required && res.headers[name.toLowerCase()] === undefined)
+        throw new Error(`${label}: the document requires the ${name} header, the response has none`);
     }
     const schema = declared.content?.['application/json']?.schema;
     if (!schema) {
@@ -45,7 +46,8 @@ export class Conformance {
       return;
     }
     const validate = this.validator(`${method} ${template} ${res.status}`, schema);
-    if (!validate(res.body)) throw new Error(`${label}: body disagrees with the document: ${this.ajv.errorsText(validate.errors)}\n${JSON.stringify(res.body)}`);
+    if (!validate(res.body))
+      throw new Error(`${label}: body disagrees with the document: ${this.ajv.errorsText(validate.errors)}\n${JSON.stringify(res.body)}`);
   }
 
   private validator(key: string, schema: object): ValidateFunction {

@@ -44,7 +44,20 @@ export function createHarness(
   const store = createObjectStore(config.s3);
   const keyCache = new KeyCache<ResolvedKey>(keyCacheLifetimeMs);
   const keyRevocations = new KeyRevocations(keyCache, redis, subscriber, config.redisPrefix, logger);
-  const deps: AppDeps = { config, db, sql: database.pool, redis, jobs, publisher, keyCache, keyRevocations, logger, store, metrics: createMetricsRegistry(), draining: () => false };
+  const deps: AppDeps = {
+    config,
+    db,
+    sql: database.pool,
+    redis,
+    jobs,
+    publisher,
+    keyCache,
+    keyRevocations,
+    logger,
+    store,
+    metrics: createMetricsRegistry(),
+    draining: () => false,
+  };
   return {
     app: createApp(deps),
     deps,
@@ -109,7 +122,10 @@ const conformance = new WeakMap<Express, Conformance>();
 export function client(app: Express) {
   let checker = conformance.get(app);
   if (!checker) conformance.set(app, (checker = new Conformance(app.locals.openApiDocument as OpenApiDocument)));
-  const checked = (method: 'get' | 'post' | 'patch' | 'delete', path: string) => request(app)[method](path).expect((res) => checker.check(method, path, res));
+  const checked = (method: 'get' | 'post' | 'patch' | 'delete', path: string) =>
+    request(app)
+      [method](path)
+      .expect((res) => checker.check(method, path, res));
   return {
     get: (path: string) => checked('get', path),
     post: (path: string) => checked('post', path),

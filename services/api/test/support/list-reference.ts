@@ -14,15 +14,15 @@ const collator = new Intl.Collator('und');
  * timestamps in time, an unset value (a task without a due date) last either way; ties by id.
  */
 export function inOrder<T extends { id: string }>(field: string, descending: boolean): (a: T, b: T) => number {
-  const valueOf = (record: T) => (record as unknown as Record<string, string | null>)[field] ?? null;
+  const fieldOf = (record: T) => (record as unknown as Record<string, string | null>)[field] ?? null;
   const byField = (a: T, b: T): number => {
-    const [x, y] = [valueOf(a) as string, valueOf(b) as string];
+    const [x, y] = [fieldOf(a) as string, fieldOf(b) as string];
     if (TEXT.has(field)) return collator.compare(x.toLowerCase(), y.toLowerCase());
     if (x in RANK) return RANK[x]! - RANK[y]!;
     return x < y ? -1 : x > y ? 1 : 0;
   };
   return (a, b) => {
-    if ((valueOf(a) === null) !== (valueOf(b) === null)) return valueOf(a) === null ? 1 : -1;
+    if ((fieldOf(a) === null) !== (fieldOf(b) === null)) return fieldOf(a) === null ? 1 : -1;
     const ascending = byField(a, b) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
     return descending ? -ascending : ascending;
   };
@@ -42,7 +42,10 @@ export interface TaskFilters {
 
 /** Lower case, accents off. */
 const fold = (text: string) => text.normalize('NFD').replace(/\p{M}/gu, '').toLowerCase();
-const wordsOf = (text: string) => fold(text).split(/[^\p{L}\p{N}]+/u).filter(Boolean);
+const wordsOf = (text: string) =>
+  fold(text)
+    .split(/[^\p{L}\p{N}]+/u)
+    .filter(Boolean);
 const time = (timestamp: string) => new Date(timestamp).getTime();
 
 /** Every filter given holds: lists match any of their values, `none` an unassigned task, each word of q the start of a word. */

@@ -5,7 +5,15 @@ import type { AddressInfo } from 'node:net';
 export interface Received {
   headers: http.IncomingHttpHeaders;
   body: string;
-  json: { event: string; deliveryId: string; webhookId: string; timestamp: string; data: Record<string, unknown>; organization: { id: string; name: string }; test?: boolean };
+  json: {
+    event: string;
+    deliveryId: string;
+    webhookId: string;
+    timestamp: string;
+    data: Record<string, unknown>;
+    organization: { id: string; name: string };
+    test?: boolean;
+  };
 }
 
 /** What the receiver does with the nth request (0-based): answer a status, possibly after a delay, or hold it open. */
@@ -22,7 +30,7 @@ export async function startReceiver(behaviour: Behaviour = () => ({ status: 200 
       const body = Buffer.concat(chunks).toString('utf8');
       const entry = { headers: req.headers, body, json: JSON.parse(body) as Received['json'] };
       const n = received.push(entry) - 1;
-      waiters.splice(0).forEach((wake) => wake());
+      for (const wake of waiters.splice(0)) wake();
       const action = behaviour(n, entry);
       if (action === 'hold') return;
       const answer = () => res.writeHead(action.status, { 'Content-Type': 'text/plain' }).end('ok');

@@ -18,7 +18,10 @@ export const createApiKeyBody = Joi.object<ApiKeyInput, true>({
   name: Joi.string().trim().min(1).max(100).required(),
   permissions: Joi.alternatives(
     Joi.array().items(Joi.string().valid('*')).length(1),
-    Joi.array().items(Joi.string().valid(...PERMISSIONS)).min(1).unique(),
+    Joi.array()
+      .items(Joi.string().valid(...PERMISSIONS))
+      .min(1)
+      .unique(),
   )
     .default(['*'])
     .messages({ 'alternatives.match': 'permissions must be ["*"] or a non-empty list of known permissions' }),

@@ -10,7 +10,7 @@ export const createApiKey = defineRoute({
   summary: 'Create an API key',
   description:
     'The key itself is in this response only; store it now. `permissions` defaults to `["*"]` and may not exceed those of the calling key (403, param `permissions`); ' +
-    '`mode` defaults to the calling key\'s. Test keys cannot manage keys.',
+    "`mode` defaults to the calling key's. Test keys cannot manage keys.",
   tag: 'API keys',
   permission: 'api_keys:write',
   body: createApiKeyBody,

@@ -17,7 +17,8 @@ const MULTER_ERRORS: Record<string, (err: multer.MulterError, limit: number) => 
 function toApiError(err: unknown, limit: number): unknown {
   if (err instanceof multer.MulterError) return MULTER_ERRORS[err.code]?.(err, limit) ?? invalid(null, err.message);
   // Busboy's complaints about a malformed body (no boundary, truncated form) are the client's.
-  if (err instanceof Error && /^(Multipart|Unexpected end of form|Malformed)/i.test(err.message)) return invalid(null, `Malformed multipart body: ${err.message}`);
+  if (err instanceof Error && /^(Multipart|Unexpected end of form|Malformed)/i.test(err.message))
+    return invalid(null, `Malformed multipart body: ${err.message}`);
   return err;
 }
 

@@ -52,7 +52,7 @@ export const acceptInvitation = definePublicRoute({
   location: ({ member }) => `/members/${member.id}`,
   handler: async ({ body, deps }) => {
     const invitation = await deps.db.invitation.findUnique({ where: { tokenHash: hashInvitationToken(body.token) } });
-    if (!invitation || invitation.status !== 'pending' || invitation.expiresAt <= new Date()) {
+    if (invitation?.status !== 'pending' || invitation.expiresAt <= new Date()) {
       throw invalid('token', 'The invitation token is invalid, expired or already used');
     }
     const scope = memberEventScope(invitation.organizationId);

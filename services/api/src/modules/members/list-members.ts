@@ -8,7 +8,8 @@ export const listMembers = defineRoute({
   method: 'get',
   path: '/members',
   summary: 'List members',
-  description: 'In the order they joined unless `sort` says otherwise. Members belong to the organization, not to a mode: live and test keys see the same ones.',
+  description:
+    'In the order they joined unless `sort` says otherwise. Members belong to the organization, not to a mode: live and test keys see the same ones.',
   tag: 'Members',
   permission: 'members:read',
   query: listMembersQuery,

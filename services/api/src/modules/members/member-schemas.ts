@@ -9,7 +9,11 @@ const role = Joi.string().valid(...Object.values(Role));
 
 export const memberParams = Joi.object<{ userId: string }, true>({ userId: Joi.string().max(100).required() });
 /** In the order they joined; a member record has no createdAt. */
-export const memberOrder = defineListOrder<'joinedAt', MemberRecord>({ name: 'members', default: 'joinedAt', fields: { joinedAt: { value: (member) => member.joinedAt } } });
+export const memberOrder = defineListOrder<'joinedAt', MemberRecord>({
+  name: 'members',
+  default: 'joinedAt',
+  fields: { joinedAt: { value: (member) => member.joinedAt } },
+});
 export const listMembersQuery = Joi.object<PageParams<'joinedAt'> & { role?: Role }, true>({ role, ...pageQuery(memberOrder) });
 export const inviteBody = Joi.object<{ email: string; role: Role }, true>({
   email: Joi.string().trim().lowercase().email({ tlds: false }).max(320).required(),

@@ -25,7 +25,9 @@ export const updateMember = defineRoute({
       const existing = await lockMember(tx, tenant.organizationId, params.userId);
       if (existing.role === body.role) return { result: toMemberRecord(existing), events: [] };
       if (existing.role === 'admin') await assertNotLastAdmin(tx, tenant.organizationId);
-      const updated = toMemberRecord(await tx.membership.update({ where: memberKey(existing.organizationId, existing.userId), data: { role: body.role }, include: { user: true } }));
+      const updated = toMemberRecord(
+        await tx.membership.update({ where: memberKey(existing.organizationId, existing.userId), data: { role: body.role }, include: { user: true } }),
+      );
       return { result: updated, events: [events.memberRoleChanged(updated, existing.role)] };
     });
     // The member's keys now grant what the new role allows.

@@ -16,8 +16,7 @@ export const deleteProject = defineRoute({
   method: 'delete',
   path: '/projects/:projectId',
   summary: 'Delete a project',
-  description:
-    'Also deletes its tasks, their comments, and its files with their stored objects. If the object store is unavailable (503), nothing is deleted.',
+  description: 'Also deletes its tasks, their comments, and its files with their stored objects. If the object store is unavailable (503), nothing is deleted.',
   tag: 'Projects',
   permission: 'projects:write',
   params: projectParams,

@@ -9,8 +9,7 @@ export const updateProject = defineRoute({
   method: 'patch',
   path: '/projects/:projectId',
   summary: 'Update a project',
-  description:
-    '`archived: true` archives the project (no new tasks or files go into it), `archived: false` unarchives it; `archivedAt` follows.',
+  description: '`archived: true` archives the project (no new tasks or files go into it), `archived: false` unarchives it; `archivedAt` follows.',
   tag: 'Projects',
   permission: 'projects:write',
   params: projectParams,

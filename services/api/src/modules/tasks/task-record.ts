@@ -36,7 +36,9 @@ export const taskRecordSchema = Joi.object<TaskRecord, true>({
   assigneeId: Joi.string().allow(null).required(),
   creatorId: Joi.string().required(),
   dueDate: out.nullableTimestamp(),
-  customFields: Joi.object().pattern(/^.{1,100}$/, Joi.alternatives(Joi.string(), Joi.number(), Joi.boolean(), Joi.valid(null))).required(),
+  customFields: Joi.object()
+    .pattern(/^.{1,100}$/, Joi.alternatives(Joi.string(), Joi.number(), Joi.boolean(), Joi.valid(null)))
+    .required(),
   createdAt: out.timestamp(),
   updatedAt: out.timestamp(),
 }).id('Task');

@@ -10,4 +10,16 @@ import { redeliver } from './redeliver';
 import { testWebhook } from './test-webhook';
 import { updateWebhook } from './update-webhook';
 
-export const webhookRoutes = [listWebhooks, createWebhook, getWebhook, updateWebhook, deleteWebhook, listDeliveries, getDelivery, testWebhook, redeliver, recover, getWebhookStats];
+export const webhookRoutes = [
+  listWebhooks,
+  createWebhook,
+  getWebhook,
+  updateWebhook,
+  deleteWebhook,
+  listDeliveries,
+  getDelivery,
+  testWebhook,
+  redeliver,
+  recover,
+  getWebhookStats,
+];

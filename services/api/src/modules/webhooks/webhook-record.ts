@@ -122,7 +122,9 @@ export const webhookRecordSchema = Joi.object<WebhookRecord, true>(webhookFields
 
 export const newWebhookSchema = Joi.object<NewWebhook, true>({
   ...webhookFields,
-  secret: Joi.string().pattern(/^whsec_/).description('Only when the request omitted `secret`: the generated one, shown this once'),
+  secret: Joi.string()
+    .pattern(/^whsec_/)
+    .description('Only when the request omitted `secret`: the generated one, shown this once'),
 }).id('NewWebhook');
 
 const deliveryFields = {

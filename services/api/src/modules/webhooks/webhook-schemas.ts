@@ -6,7 +6,10 @@ import { creationOrder } from '../../http/list-order';
 import { pageQuery, type PageParams } from '../../http/pagination';
 import type { DeliveryRecord, WebhookRecord } from './webhook-record';
 
-const url = Joi.string().max(2048).uri({ scheme: ['https', 'http'] }).messages({ 'string.uriCustomScheme': 'url must be an https URL' });
+const url = Joi.string()
+  .max(2048)
+  .uri({ scheme: ['https', 'http'] })
+  .messages({ 'string.uriCustomScheme': 'url must be an https URL' });
 // Alternatives, for one message naming `events` whatever is wrong; it yields a string[], but joi's
 // strict object typing wants an ArraySchema for an array field, hence the cast.
 const events = Joi.alternatives(
@@ -15,7 +18,9 @@ const events = Joi.alternatives(
     .items(Joi.string().valid(...EVENT_TYPES))
     .min(1)
     .unique(),
-).messages({ 'alternatives.match': `events must be ["*"] or a non-empty list drawn from: ${EVENT_TYPES.join(', ')}` }) as Joi.Schema<string[]> as Joi.ArraySchema<string[]>;
+).messages({ 'alternatives.match': `events must be ["*"] or a non-empty list drawn from: ${EVENT_TYPES.join(', ')}` }) as Joi.Schema<
+  string[]
+> as Joi.ArraySchema<string[]>;
 const description = Joi.string().max(500).allow(null);
 // DECISIONS §4: 8-255 characters; one that claims the Standard Webhooks form must be of it.
 const secret = Joi.string()
