@@ -19,7 +19,7 @@ export function parseEnv<T>(schema: Joi.ObjectSchema, env: NodeJS.ProcessEnv = p
 
 const csv = Joi.string().allow('').default('');
 
-export function splitList(value: string): string[] {
+function splitList(value: string): string[] {
   return value
     .split(',')
     .map((s) => s.trim())

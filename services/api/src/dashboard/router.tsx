@@ -2,7 +2,8 @@ import express, { Router, type ErrorRequestHandler, type RequestHandler } from '
 import cookieParser from 'cookie-parser';
 import type { AppDeps } from '../deps';
 import { toApiError } from '../http/errors';
-import { dashboardAssets, type AssetUrls } from './assets';
+import { dashboardAssets } from './assets';
+import type { DashboardApp } from './dashboard-app';
 import { CSRF_FIELD, csrfProtection } from './csrf';
 import { apiKeyPages } from './pages/api-keys';
 import { memberPages } from './pages/members';
@@ -12,11 +13,6 @@ import { sessionPages } from './pages/session';
 import { taskPages } from './pages/tasks';
 import { webhookPages } from './pages/webhooks';
 import { renderBarePage, renderPage } from './views/render';
-
-export interface DashboardApp {
-  deps: AppDeps;
-  assets: AssetUrls;
-}
 
 /** Pages are private and framed by nobody; they load nothing from outside the service. */
 const securityHeaders: RequestHandler = (_req, res, next) => {

@@ -27,7 +27,7 @@ declare global {
   }
 }
 
-export const API_KEY_PATTERN = /^tk_(live|test)_[A-Za-z0-9_-]{32,}$/;
+const API_KEY_PATTERN = /^tk_(live|test)_[A-Za-z0-9_-]{32,}$/;
 
 export function hashApiKey(key: string): string {
   return createHash('sha256').update(key).digest('hex');

@@ -9,7 +9,7 @@ import type { Logger } from '@worktrack/config';
  * Routes of the table record theirs when matched (`matchedRoute`), since Express forgets the mount
  * path once an error leaves the router; requests refused before any route matched are `unmatched`.
  */
-export function routeTemplate(req: Request): string {
+function routeTemplate(req: Request): string {
   const matched = (req.res?.locals as { route?: string } | undefined)?.route;
   return matched ?? (req.route ? `${req.baseUrl}${String(req.route.path)}` : 'unmatched');
 }

@@ -5,7 +5,7 @@ import { cursorCodec, type Position } from './cursor';
 import { invalid } from './errors';
 import { parseSort, sortParam, type ListOrder, type Sort, type SortText } from './list-order';
 
-export const MAX_PAGE_SIZE = 100;
+const MAX_PAGE_SIZE = 100;
 
 /** The parameters of every list (DECISIONS §5, §9): limit, then offset or cursor, and sort. */
 export function pageQuery(order: ListOrder<string, never>) {

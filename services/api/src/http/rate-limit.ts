@@ -30,7 +30,7 @@ const INCREMENT = `
  * An express-rate-limit store whose window is the UTC calendar day (DECISIONS §5), kept in
  * Redis so every API replica counts against the same number.
  */
-export class UtcDayRedisStore implements Store {
+class UtcDayRedisStore implements Store {
   readonly localKeys = false;
 
   constructor(

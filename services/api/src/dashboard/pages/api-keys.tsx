@@ -10,7 +10,7 @@ import { formOf, list, optional, queryOf, text, utcTimestamp, type Form } from '
 import { redirectDone } from '../notices';
 import { callOperation } from '../operation';
 import { problemOf, type Problem } from '../problem';
-import type { DashboardApp } from '../router';
+import type { DashboardApp } from '../dashboard-app';
 import { ActionButton, Badge, Checkboxes, optionsOf, Pager, PostForm, ProblemSummary, SelectField, ShownOnce, TextField, Time } from '../views/components';
 import { useCan } from '../views/page-context';
 import { renderPage } from '../views/render';

@@ -5,7 +5,7 @@ import type { DeliveryAttemptRecord, DeliveryDetail } from '../../modules/webhoo
 import { callerOf } from '../context';
 import { redirectDone } from '../notices';
 import { callOperation } from '../operation';
-import type { DashboardApp } from '../router';
+import type { DashboardApp } from '../dashboard-app';
 import { ActionButton, Badge, Time } from '../views/components';
 import { useCan } from '../views/page-context';
 import { renderPage } from '../views/render';

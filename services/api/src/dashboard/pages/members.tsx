@@ -14,7 +14,7 @@ import { formOf, queryOf, text, type Form } from '../form';
 import { redirectDone } from '../notices';
 import { callOperation } from '../operation';
 import { problemOf, type Problem } from '../problem';
-import type { DashboardApp } from '../router';
+import type { DashboardApp } from '../dashboard-app';
 import { ActionButton, Badge, optionsOf, Pager, PostForm, ProblemSummary, SelectField, ShownOnce, TextField, Time } from '../views/components';
 import { useCan, usePage } from '../views/page-context';
 import { renderPage } from '../views/render';

@@ -4,7 +4,7 @@ import { getWebhookStats } from '../../modules/webhooks/get-webhook-stats';
 import { listWebhooks } from '../../modules/webhooks/list-webhooks';
 import { callerOf, requireDashboard } from '../context';
 import { callOperation } from '../operation';
-import type { DashboardApp } from '../router';
+import type { DashboardApp } from '../dashboard-app';
 import { addHours, DeliveryChart } from '../views/delivery-chart';
 import { HealthTable, type Health } from '../views/health';
 import { renderPage } from '../views/render';

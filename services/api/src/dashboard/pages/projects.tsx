@@ -10,7 +10,7 @@ import { formOf, orNull, queryOf, text, type Form } from '../form';
 import { redirectDone } from '../notices';
 import { callOperation } from '../operation';
 import { problemOf, type Problem } from '../problem';
-import type { DashboardApp } from '../router';
+import type { DashboardApp } from '../dashboard-app';
 import { ActionButton, Badge, Pager, PostForm, ProblemSummary, TextArea, TextField, Time } from '../views/components';
 import { useCan } from '../views/page-context';
 import { renderPage } from '../views/render';

@@ -6,7 +6,7 @@ import { SIGN_IN_PATH } from '../../modules/dashboard-links/issue-dashboard-link
 import { requireDashboard } from '../context';
 import { formOf, text } from '../form';
 import { redirectDone } from '../notices';
-import type { DashboardApp } from '../router';
+import type { DashboardApp } from '../dashboard-app';
 import { endSession, findSession, openSession, SESSION_TTL_MS, sessionTenant, switchMode } from '../session';
 import { renderBarePage } from '../views/render';
 

@@ -13,7 +13,7 @@ import { formOf, optional, orNull, queryOf, text, utcTimestamp, type Form } from
 import { redirectDone } from '../notices';
 import { callOperation, type Caller } from '../operation';
 import { problemOf, type Problem } from '../problem';
-import type { DashboardApp } from '../router';
+import type { DashboardApp } from '../dashboard-app';
 import { Badge, optionsOf, Pager, PostForm, ProblemSummary, SelectField, TextArea, TextField, Time, type Option } from '../views/components';
 import { useCan } from '../views/page-context';
 import { renderPage } from '../views/render';

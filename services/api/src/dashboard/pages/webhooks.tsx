@@ -15,7 +15,7 @@ import { formOf, list, optional, orNull, queryOf, text, utcTimestamp, type Form 
 import { redirectDone } from '../notices';
 import { callOperation } from '../operation';
 import { problemOf, type Problem } from '../problem';
-import type { DashboardApp } from '../router';
+import type { DashboardApp } from '../dashboard-app';
 import { Badge, Pager, PostForm, ProblemSummary, ShownOnce } from '../views/components';
 import { useCan } from '../views/page-context';
 import { renderPage } from '../views/render';

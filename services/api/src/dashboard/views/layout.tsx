@@ -18,7 +18,7 @@ const NAV: { section: Section; label: string; path: string; visible: (can: Can, 
   { section: 'members', label: 'Members', path: '/dashboard/members', visible: (can) => can('members:read') },
 ];
 
-export const sectionPath = (section: Section) => NAV.find((item) => item.section === section)!.path;
+const sectionPath = (section: Section) => NAV.find((item) => item.section === section)!.path;
 
 function ModeSwitch({ section }: { section: Section | null }) {
   const { session } = usePage();

@@ -3,7 +3,7 @@ import { list, text, type Form } from '../form';
 import type { Problem } from '../problem';
 import { Checkboxes, TextField } from './components';
 
-export const EVENT_OPTIONS = [{ value: '*', label: 'Every event (*)' }, ...EVENT_TYPES.map((type) => ({ value: type, label: type }))];
+const EVENT_OPTIONS = [{ value: '*', label: 'Every event (*)' }, ...EVENT_TYPES.map((type) => ({ value: type, label: type }))];
 
 /** The subscription's fields, the same for create and edit. */
 export function WebhookFields({ values, problem }: { values: Form; problem?: Problem | undefined }) {

@@ -4,7 +4,7 @@ import { EVENT_TYPES } from '@worktrack/events';
 import { out } from '../../http/record-fields';
 
 /** DECISIONS §4: events are kept, and readable, for 30 days. */
-export const EVENT_RETENTION_MS = 30 * 24 * 3600 * 1000;
+const EVENT_RETENTION_MS = 30 * 24 * 3600 * 1000;
 
 export const retainedSince = () => new Date(Date.now() - EVENT_RETENTION_MS);
 

@@ -13,7 +13,7 @@ export function assertKeyCanGrant(tenant: Tenant, role: Role): void {
  * Serializes membership changes of one organization for the rest of the transaction, so two
  * concurrent demotions can never both pass the last-admin check.
  */
-export async function lockMemberships(tx: Tx, organizationId: string): Promise<void> {
+async function lockMemberships(tx: Tx, organizationId: string): Promise<void> {
   await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtext(${`memberships:${organizationId}`}))`;
 }
 
