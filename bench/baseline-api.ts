@@ -69,7 +69,18 @@ app.post('/tasks', async (req, res) => {
     updatedAt: now,
   });
   const { rowCount } = await pool.query({ name: 'insert-task', text: INSERT_TASK }, [
-    organizationId, mode, task.projectId, task.id, task.title, task.description, task.status, task.priority, creatorId, now, `evt_${randomUUID()}`, JSON.stringify(task),
+    organizationId,
+    mode,
+    task.projectId,
+    task.id,
+    task.title,
+    task.description,
+    task.status,
+    task.priority,
+    creatorId,
+    now,
+    `evt_${randomUUID()}`,
+    JSON.stringify(task),
   ]);
   if (rowCount === 0) res.status(400).json({ error: 'no such project' });
   else res.status(201).json(task);

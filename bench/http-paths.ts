@@ -61,7 +61,12 @@ export async function benchHttpPaths(bench: HttpBench, paths: { post: string | f
       const list = `?projectId=${paths.listProjectId}`;
       const bareList = await measure('bare Express + pg', { url: `${bare}/tasks${list}` }, bench, [baseline.pid]);
       const worktrackList = await measure('worktrack', { url: `${bench.base}/v1/tasks${list}&limit=50`, headers: bench.headers }, bench, [bench.apiPid]);
-      printTable(`GET /v1/tasks?projectId= (page of 50 + exact total of 1,000; ${CONNECTIONS} connections, ${bench.seconds} s)`, 'req', worktrackList.measured, bareList.measured);
+      printTable(
+        `GET /v1/tasks?projectId= (page of 50 + exact total of 1,000; ${CONNECTIONS} connections, ${bench.seconds} s)`,
+        'req',
+        worktrackList.measured,
+        bareList.measured,
+      );
     }
   } finally {
     await baseline.stop();

@@ -26,7 +26,12 @@ const LIST_TASKS = 1_000;
 async function organization(databaseUrl: string, name: string) {
   const db = createDb(databaseUrl, { poolSize: 2 });
   try {
-    const org = await bootstrapOrganization(db, { name: `${name} ${Date.now()}`, email: `bench-${Date.now()}@example.com`, plan: 'enterprise', dailyQuota: 100_000_000 });
+    const org = await bootstrapOrganization(db, {
+      name: `${name} ${Date.now()}`,
+      email: `bench-${Date.now()}@example.com`,
+      plan: 'enterprise',
+      dailyQuota: 100_000_000,
+    });
     return { id: org.organization.id, userId: org.user.id, headers: { authorization: `Bearer ${org.liveKey}`, 'content-type': 'application/json' } };
   } finally {
     await db.$disconnect();

@@ -35,7 +35,18 @@ export function printTable(title: string, unit: string, worktrack: Measured, bas
   console.log(line(worktrack));
   console.log(line(baseline));
   const [w, b] = [perItem(worktrack), perItem(baseline)];
-  console.log(row(['worktrack / baseline', times(perSecond(worktrack) / perSecond(baseline)), '', '', times(w.node / b.node), b.postgres > 0 ? times(w.postgres / b.postgres) : '', '', times(w.total / b.total)]));
+  console.log(
+    row([
+      'worktrack / baseline',
+      times(perSecond(worktrack) / perSecond(baseline)),
+      '',
+      '',
+      times(w.node / b.node),
+      b.postgres > 0 ? times(w.postgres / b.postgres) : '',
+      '',
+      times(w.total / b.total),
+    ]),
+  );
   for (const note of notes) console.log(`\n${note}`);
 }
 

@@ -34,8 +34,18 @@ const CHUNK = 1_000;
 function taskRecord(projectId: string, creatorId: string) {
   const now = new Date().toISOString();
   return {
-    id: newId('task'), title: 'Benchmark task', description: 'x'.repeat(200), status: 'todo', priority: 'high', projectId,
-    assigneeId: null, creatorId, dueDate: null, customFields: {}, createdAt: now, updatedAt: now,
+    id: newId('task'),
+    title: 'Benchmark task',
+    description: 'x'.repeat(200),
+    status: 'todo',
+    priority: 'high',
+    projectId,
+    assigneeId: null,
+    creatorId,
+    dueDate: null,
+    customFields: {},
+    createdAt: now,
+    updatedAt: now,
   };
 }
 
@@ -53,7 +63,15 @@ async function drain(receiver: Receiver, label: string, count: number, pids: num
   return { label, count, seconds, cpu: await window.stop() };
 }
 
-async function atRate(receiver: Receiver, label: string, perSecond: number, pids: number[], bench: WebhookBench, send: () => Promise<void>, deliveriesPerSend: number): Promise<Measured> {
+async function atRate(
+  receiver: Receiver,
+  label: string,
+  perSecond: number,
+  pids: number[],
+  bench: WebhookBench,
+  send: () => Promise<void>,
+  deliveriesPerSend: number,
+): Promise<Measured> {
   receiver.arrivals.length = 0;
   const window = await bench.cpu(pids);
   const started = Date.now();
@@ -71,7 +89,12 @@ export async function benchWebhooks(bench: WebhookBench): Promise<void> {
   const jobs = new JobScheduler(producer, bench.redisPrefix, (err) => console.error(err));
   const baselineConnection = new IORedis(bench.redisUrl, { maxRetriesPerRequest: null });
   const baselineQueue = new Queue(BASELINE_QUEUE, { connection: baselineConnection, prefix: 'bench' });
-  const baseline = await startChild('baseline-deliveries.ts', { BENCH_QUEUE: BASELINE_QUEUE, BENCH_PREFIX: 'bench', BENCH_RECEIVER: receiver.url, BENCH_SECRET: SECRET });
+  const baseline = await startChild('baseline-deliveries.ts', {
+    BENCH_QUEUE: BASELINE_QUEUE,
+    BENCH_PREFIX: 'bench',
+    BENCH_RECEIVER: receiver.url,
+    BENCH_SECRET: SECRET,
+  });
   const api = async (path: string, body: object) => {
     const res = await request(`${bench.base}${path}`, { method: 'POST', headers: bench.headers, body: JSON.stringify(body) });
     if (res.statusCode >= 300) throw new Error(`POST ${path}: ${res.statusCode} ${await res.body.text()}`);
@@ -82,10 +105,19 @@ export async function benchWebhooks(bench: WebhookBench): Promise<void> {
     const project = await api('/v1/projects', { name: 'Hooks' });
     const deliveries = bench.events * SUBSCRIPTIONS;
     const deliveryBody = () =>
-      JSON.stringify({ event: 'task.created', timestamp: new Date().toISOString(), webhookId: newId('webhook'), deliveryId: newId('delivery'), data: taskRecord(project.id, bench.organization.userId), organization: { id: bench.organization.id, name: 'Bench hooks' } });
+      JSON.stringify({
+        event: 'task.created',
+        timestamp: new Date().toISOString(),
+        webhookId: newId('webhook'),
+        deliveryId: newId('delivery'),
+        data: taskRecord(project.id, bench.organization.userId),
+        organization: { id: bench.organization.id, name: 'Bench hooks' },
+      });
 
     const bare = await drain(receiver, 'bare BullMQ + undici', deliveries, [baseline.pid], bench, () =>
-      inChunks(Array.from({ length: deliveries }, deliveryBody), (bodies) => baselineQueue.addBulk(bodies.map((body) => ({ name: 'deliver', data: { body } })))),
+      inChunks(Array.from({ length: deliveries }, deliveryBody), (bodies) =>
+        baselineQueue.addBulk(bodies.map((body) => ({ name: 'deliver', data: { body } }))),
+      ),
     );
     // The events as create-task.ts writes and publishes them, minus the HTTP request: this measures the worker.
     const eventIds = Array.from({ length: bench.events }, () => newId('event'));
@@ -101,15 +133,37 @@ export async function benchWebhooks(bench: WebhookBench): Promise<void> {
 
     const rate = Math.max(SUBSCRIPTIONS, Math.round(worktrack.count / worktrack.seconds / 2));
     const createTask = { title: 'Benchmark task', projectId: project.id, priority: 'high', description: 'x'.repeat(200) };
-    const pacedWorktrack = await atRate(receiver, 'worktrack (event commit to receiver)', rate / SUBSCRIPTIONS, [bench.workerPid], bench, async () => {
-      await api('/v1/tasks', createTask);
-    }, SUBSCRIPTIONS);
-    const pacedBare = await atRate(receiver, 'bare BullMQ + undici (add to receiver)', rate, [baseline.pid], bench, async () => {
-      await baselineQueue.add('deliver', { body: deliveryBody() });
-    }, 1);
-    printTable(`Event to receiver at half the saturated rate (${rate.toLocaleString('en-US')} deliveries/s for ${bench.seconds} s)`, 'delivery', pacedWorktrack, pacedBare, [
-      'worktrack: tasks created through POST /v1/tasks; latency from the event\'s commit time (its body\'s timestamp) to arrival. CPU: the worker and its Postgres backends.',
-    ]);
+    const pacedWorktrack = await atRate(
+      receiver,
+      'worktrack (event commit to receiver)',
+      rate / SUBSCRIPTIONS,
+      [bench.workerPid],
+      bench,
+      async () => {
+        await api('/v1/tasks', createTask);
+      },
+      SUBSCRIPTIONS,
+    );
+    const pacedBare = await atRate(
+      receiver,
+      'bare BullMQ + undici (add to receiver)',
+      rate,
+      [baseline.pid],
+      bench,
+      async () => {
+        await baselineQueue.add('deliver', { body: deliveryBody() });
+      },
+      1,
+    );
+    printTable(
+      `Event to receiver at half the saturated rate (${rate.toLocaleString('en-US')} deliveries/s for ${bench.seconds} s)`,
+      'delivery',
+      pacedWorktrack,
+      pacedBare,
+      [
+        "worktrack: tasks created through POST /v1/tasks; latency from the event's commit time (its body's timestamp) to arrival. CPU: the worker and its Postgres backends.",
+      ],
+    );
   } finally {
     await baseline.stop();
     await baselineQueue.obliterate({ force: true });

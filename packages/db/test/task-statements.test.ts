@@ -15,9 +15,21 @@ afterAll(() => database.close());
 function task(overrides: Partial<Task> = {}): Task {
   const now = new Date('2026-11-22T10:00:00.123Z');
   return {
-    id: newId('task'), organizationId: org.organization.id, mode: 'live', projectId, title: 'T', description: 'D', status: 'in_progress',
-    priority: 'high', assigneeId: null, creatorId: org.user.id, dueDate: new Date('2026-12-01T00:00:00.000Z'), customFields: { points: 3, flag: true },
-    createdAt: now, updatedAt: now, ...overrides,
+    id: newId('task'),
+    organizationId: org.organization.id,
+    mode: 'live',
+    projectId,
+    title: 'T',
+    description: 'D',
+    status: 'in_progress',
+    priority: 'high',
+    assigneeId: null,
+    creatorId: org.user.id,
+    dueDate: new Date('2026-12-01T00:00:00.000Z'),
+    customFields: { points: 3, flag: true },
+    createdAt: now,
+    updatedAt: now,
+    ...overrides,
   };
 }
 
@@ -35,15 +47,25 @@ describe('insertTaskWithEvent', () => {
     expect(await insertTaskWithEvent(database.pool, t, event)).toBe(true);
     expect(await database.db.task.findUniqueOrThrow({ where: { id: t.id } })).toEqual(t);
     expect(await database.db.outboxEvent.findUniqueOrThrow({ where: { id: event.id } })).toMatchObject({
-      organizationId: t.organizationId, mode: 'live', type: 'task.created', data: { id: t.id }, createdAt: t.createdAt, dispatchedAt: null,
+      organizationId: t.organizationId,
+      mode: 'live',
+      type: 'task.created',
+      data: { id: t.id },
+      createdAt: t.createdAt,
+      dispatchedAt: null,
     });
   });
 
   it.each([
-    ['an archived project', async () => {
-      const archived = await database.db.project.create({ data: { id: newId('project'), organizationId: org.organization.id, mode: 'live', name: 'A', archived: true, archivedAt: new Date() } });
-      return task({ projectId: archived.id });
-    }],
+    [
+      'an archived project',
+      async () => {
+        const archived = await database.db.project.create({
+          data: { id: newId('project'), organizationId: org.organization.id, mode: 'live', name: 'A', archived: true, archivedAt: new Date() },
+        });
+        return task({ projectId: archived.id });
+      },
+    ],
     ["another organization's project", async () => task({ projectId: (await createOrgProject()).id })],
     ["the other mode's project", async () => task({ mode: 'test' })],
     ['an assignee who is not a member', async () => task({ assigneeId: (await createOrg(database.db)).user.id })],

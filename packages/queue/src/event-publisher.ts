@@ -16,7 +16,6 @@ export interface EventPublisherOptions {
 export class EventPublisher {
   private pending: string[] = [];
   private timer: NodeJS.Timeout | undefined;
-  private readonly sending = new Set<Promise<void>>();
 
   constructor(
     private readonly scheduler: { publishEvents(eventIds: string[]): Promise<void> },
@@ -30,20 +29,16 @@ export class EventPublisher {
     else this.timer ??= setTimeout(() => this.flush(), this.options.delayMs);
   }
 
-  /** Adds what is pending now; resolves once every batch sent so far has been answered. */
-  async close(): Promise<void> {
-    this.flush();
-    await Promise.all(this.sending);
-  }
-
-  private flush(): void {
+  /**
+   * Adds what is pending now, without waiting for Redis: while it is unreachable a bulk add waits for
+   * the connection, and shutting down must not. Whatever does not make it is left to the sweep.
+   */
+  flush(): void {
     clearTimeout(this.timer);
     this.timer = undefined;
     const batch = this.pending;
     if (batch.length === 0) return;
     this.pending = [];
-    const sent = this.scheduler.publishEvents(batch).catch((err: unknown) => this.options.onError(err, batch));
-    this.sending.add(sent);
-    void sent.finally(() => this.sending.delete(sent));
+    this.scheduler.publishEvents(batch).catch((err: unknown) => this.options.onError(err, batch));
   }
 }

@@ -49,10 +49,11 @@ describe('EventPublisher', () => {
     expect(batches).toEqual([['evt_2']]);
   });
 
-  it('adds what is pending when closed, and waits for it', async () => {
+  it('adds what is pending when flushed, without waiting for the delay', async () => {
     const { publisher, batches } = setup();
     publisher.publish(['evt_1']);
-    await publisher.close();
+    publisher.flush();
+    await jest.advanceTimersByTimeAsync(0);
     expect(batches).toEqual([['evt_1']]);
   });
 });

@@ -63,7 +63,7 @@ export async function startApi(config: ApiConfig, logger: Logger): Promise<Runni
       const closed = new Promise((resolve) => server.close(resolve));
       server.closeIdleConnections();
       await closed;
-      await publisher.close();
+      publisher.flush();
       await jobs.close();
       store.close();
       redis.disconnect();

@@ -1,6 +1,6 @@
 import type { AddressInfo } from 'node:net';
 import type { Logger, WorkerConfig } from '@worktrack/config';
-import { createDb } from '@worktrack/db';
+import { createDatabase } from '@worktrack/db';
 import { createMetricsRegistry, registerBacklogGauges } from '@worktrack/metrics';
 import { createRedisConnection, JobScheduler } from '@worktrack/queue';
 import { WebhookDeliverer } from '@worktrack/webhooks';
@@ -26,7 +26,8 @@ export interface RunningWorker {
 
 /** The worker as it ships: its dependencies built from the settings, the queues consumed, the health port open. */
 export async function startWorker(config: WorkerConfig, logger: Logger): Promise<RunningWorker> {
-  const db = createDb(config.databaseUrl, { poolSize: Math.min(20, config.concurrency) });
+  const database = createDatabase(config.databaseUrl, { poolSize: Math.min(20, config.concurrency) });
+  const { db } = database;
   const connection = createRedisConnection(config.redisUrl, 'worker', 'worker');
   const producer = createRedisConnection(config.redisUrl, 'worker', 'worker-producer');
   const jobs = new JobScheduler(producer, config.redisPrefix, (err) => logger.warn({ err }, 'queue unavailable'));
@@ -40,7 +41,7 @@ export async function startWorker(config: WorkerConfig, logger: Logger): Promise
   });
 
   const runtime = startWorkerRuntime(
-    { db, jobs, deliverer, logger, metrics: new DeliveryMetrics(metrics) },
+    { db, sql: database.pool, jobs, deliverer, logger, metrics: new DeliveryMetrics(metrics) },
     {
       connection,
       prefix: config.redisPrefix,
@@ -68,7 +69,7 @@ export async function startWorker(config: WorkerConfig, logger: Logger): Promise
       health.close();
       connection.disconnect();
       producer.disconnect();
-      await db.$disconnect();
+      await database.close();
     },
   };
 }

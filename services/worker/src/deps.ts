@@ -1,11 +1,13 @@
 import type { Logger } from '@worktrack/config';
-import type { Db } from '@worktrack/db';
+import type { Db, SqlPool } from '@worktrack/db';
 import type { JobScheduler } from '@worktrack/queue';
 import type { WebhookDeliverer } from '@worktrack/webhooks';
 import type { DeliveryMetrics } from './delivery-metrics';
 
 export interface WorkerDeps {
   db: Db;
+  /** The pool under `db`, for the grouped statements of the handlers. */
+  sql: SqlPool;
   jobs: JobScheduler;
   deliverer: WebhookDeliverer;
   logger: Logger;

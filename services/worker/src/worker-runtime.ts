@@ -2,8 +2,8 @@ import { DelayedError, Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { jobs as catalog, validatePayload } from '@worktrack/queue';
 import type { DeliveryPolicy, WorkerDeps } from './deps';
-import { deliverWebhook } from './handlers/deliver-webhook';
-import { dispatchEvent } from './handlers/dispatch-event';
+import { deliveryHandler } from './handlers/deliver-webhook';
+import { dispatchHandler } from './handlers/dispatch-event';
 import { sweep } from './sweep';
 
 export interface WorkerRuntimeOptions {
@@ -31,15 +31,16 @@ export function startWorkerRuntime(deps: WorkerDeps, options: WorkerRuntimeOptio
     // A job is given back at the first check after its lock lapsed, having been marked at the check before.
     stalledInterval: options.lockDurationMs / 2,
   };
-  const events = new Worker(
-    catalog.dispatchEvent.queue,
-    async (job) => dispatchEvent(deps, validatePayload(catalog.dispatchEvent.schema, job.data)),
-    { ...common, concurrency: Math.min(options.concurrency, 20) },
-  );
+  const dispatchEvent = dispatchHandler(deps);
+  const deliverWebhook = deliveryHandler(deps, options.policy);
+  const events = new Worker(catalog.dispatchEvent.queue, async (job) => dispatchEvent(validatePayload(catalog.dispatchEvent.schema, job.data)), {
+    ...common,
+    concurrency: Math.min(options.concurrency, 20),
+  });
   const deliveries = new Worker(
     catalog.deliverWebhook.queue,
     async (job, token) => {
-      const held = await deliverWebhook(deps, options.policy, validatePayload(catalog.deliverWebhook.schema, job.data));
+      const held = await deliverWebhook(validatePayload(catalog.deliverWebhook.schema, job.data));
       if (held) {
         // Usually a killed worker's attempt, given back by BullMQ before the attempt's lease ended.
         await job.moveToDelayed(Date.now() + held.heldForMs, token);

@@ -7,14 +7,16 @@ import { WebhookDeliverer } from '@worktrack/webhooks';
 import { as, createHarness, createOrg, type Harness } from '../../api/test/support/harness';
 import type { WorkerDeps } from '../src/deps';
 import { DeliveryMetrics } from '../src/delivery-metrics';
-import { deliverWebhook } from '../src/handlers/deliver-webhook';
-import { dispatchEvent } from '../src/handlers/dispatch-event';
+import { deliveryHandler, type DeliverWebhook } from '../src/handlers/deliver-webhook';
+import { dispatchHandler, type DispatchEvent } from '../src/handlers/dispatch-event';
 import { startReceiver } from './support/receiver';
 
 // The handlers called directly, with no worker consuming the queues, to show what makes
 // duplicate and stale jobs harmless.
 let h: Harness;
 let deps: WorkerDeps;
+let dispatchEvent: DispatchEvent;
+let deliverWebhook: DeliverWebhook;
 let producer: ReturnType<typeof createRedisConnection>;
 const policy = { retryDelaysMs: [60_000], claimMs: 5_000 };
 
@@ -23,11 +25,14 @@ beforeAll(() => {
   producer = createRedisConnection(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', 'worker', 'test-handlers');
   deps = {
     db: h.db,
+    sql: h.deps.sql,
     jobs: new JobScheduler(producer, h.deps.config.redisPrefix, () => undefined),
     deliverer: new WebhookDeliverer({ timeoutMs: 2_000, allowedHosts: ['127.0.0.1'] }),
     logger: createLogger('silent', 'test'),
     metrics: new DeliveryMetrics(createMetricsRegistry()),
   };
+  dispatchEvent = dispatchHandler(deps);
+  deliverWebhook = deliveryHandler(deps, policy);
 });
 afterAll(async () => {
   await deps.jobs.close();
@@ -47,9 +52,9 @@ async function subscribedEvent(url: string) {
 describe('dispatch-event', () => {
   it('fans an event out once, however often it is dispatched', async () => {
     const { webhookId, eventId } = await subscribedEvent('http://127.0.0.1:9/never');
-    const counts = await Promise.all([dispatchEvent(deps, { eventId }), dispatchEvent(deps, { eventId })]);
+    const counts = await Promise.all([dispatchEvent({ eventId }), dispatchEvent({ eventId })]);
     expect(counts.sort()).toEqual([0, 1]);
-    expect(await dispatchEvent(deps, { eventId })).toBe(0);
+    expect(await dispatchEvent({ eventId })).toBe(0);
     expect(await h.db.delivery.count({ where: { webhookId } })).toBe(1);
     expect((await h.db.outboxEvent.findUniqueOrThrow({ where: { id: eventId } })).dispatchedAt).not.toBeNull();
   });
@@ -60,18 +65,15 @@ describe('deliver-webhook', () => {
     const receiver = await startReceiver();
     try {
       const { webhookId, eventId } = await subscribedEvent(receiver.url);
-      await dispatchEvent(deps, { eventId });
+      await dispatchEvent({ eventId });
       const delivery = await h.db.delivery.findFirstOrThrow({ where: { webhookId } });
-      const runs = await Promise.all([
-        deliverWebhook(deps, policy, { deliveryId: delivery.id, attempt: 1 }),
-        deliverWebhook(deps, policy, { deliveryId: delivery.id, attempt: 1 }),
-      ]);
+      const runs = await Promise.all([deliverWebhook({ deliveryId: delivery.id, attempt: 1 }), deliverWebhook({ deliveryId: delivery.id, attempt: 1 })]);
       expect(runs).toContainEqual(undefined);
       expect(runs).toContainEqual({ heldForMs: expect.any(Number) });
       const held = runs.find((run) => run !== undefined)!.heldForMs;
       expect(held).toBeGreaterThan(0);
       expect(held).toBeLessThanOrEqual(policy.claimMs);
-      expect(await deliverWebhook(deps, policy, { deliveryId: delivery.id, attempt: 1 })).toBeUndefined();
+      expect(await deliverWebhook({ deliveryId: delivery.id, attempt: 1 })).toBeUndefined();
       expect(receiver.received).toHaveLength(1);
       const settled = await h.db.delivery.findUniqueOrThrow({ where: { id: delivery.id }, include: { attempts: true } });
       expect(settled).toMatchObject({ status: 'succeeded', attemptCount: 1, lockedUntil: null });
@@ -85,16 +87,16 @@ describe('deliver-webhook', () => {
     const receiver = await startReceiver(() => ({ status: 500 }));
     try {
       const { webhookId, eventId } = await subscribedEvent(receiver.url);
-      await dispatchEvent(deps, { eventId });
+      await dispatchEvent({ eventId });
       const { id: deliveryId } = await h.db.delivery.findFirstOrThrow({ where: { webhookId } });
-      await deliverWebhook(deps, policy, { deliveryId, attempt: 1 });
+      await deliverWebhook({ deliveryId, attempt: 1 });
       expect(await h.db.delivery.findUniqueOrThrow({ where: { id: deliveryId } })).toMatchObject({ status: 'pending', attemptCount: 1, lockedUntil: null });
 
-      expect(await deliverWebhook(deps, policy, { deliveryId, attempt: 1 })).toBeUndefined();
-      expect(await deliverWebhook(deps, policy, { deliveryId, attempt: 3 })).toBeUndefined();
+      expect(await deliverWebhook({ deliveryId, attempt: 1 })).toBeUndefined();
+      expect(await deliverWebhook({ deliveryId, attempt: 3 })).toBeUndefined();
       expect(receiver.received).toHaveLength(1);
 
-      await deliverWebhook(deps, policy, { deliveryId, attempt: 2 });
+      await deliverWebhook({ deliveryId, attempt: 2 });
       expect(receiver.received).toHaveLength(2);
       const attempts = await h.db.deliveryAttempt.findMany({ where: { deliveryId }, orderBy: { attemptNumber: 'asc' } });
       expect(attempts.map((a) => a.attemptNumber)).toEqual([1, 2]);

@@ -1,3 +1,7 @@
+import { once } from 'node:events';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Client } from 'pg';
 import { as, createHarness, createOrg, waitFor, type Harness } from '../../api/test/support/harness';
 import { exitCode, freePort, runEntry, waitForHttp } from '../../../test/support/processes';
 import { startReceiver } from './support/receiver';
@@ -14,13 +18,14 @@ beforeAll(() => {
 });
 afterAll(() => h.close());
 
-/** A worker process with the shipped settings, apart from its health port and the loopback receivers. */
-async function startWorkerProcess() {
+/** A worker process with the shipped settings, apart from its health port, the loopback receivers and `env`. */
+async function startWorkerProcess(env: NodeJS.ProcessEnv = {}) {
   const healthPort = await freePort();
   const child = runEntry('services/worker/src/main.ts', [], {
     REDIS_PREFIX: h.deps.config.redisPrefix,
     WEBHOOK_ALLOWED_HOSTS: '127.0.0.1',
     WORKER_HEALTH_PORT: String(healthPort),
+    ...env,
   });
   await waitForHttp(`http://127.0.0.1:${healthPort}/readyz`);
   return child;
@@ -95,4 +100,78 @@ describe('a slow receiver', () => {
       await receiver.close();
     }
   }, 20_000);
+});
+
+/** A receiver whose first request waits for `answerFirst()`; the others get 200 at once. */
+async function startGatedReceiver() {
+  const received: { deliveryId: string; body: string }[] = [];
+  let answerFirst!: () => void;
+  const firstMayAnswer = new Promise<void>((resolve) => (answerFirst = resolve));
+  const server = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', async () => {
+      const body = Buffer.concat(chunks).toString();
+      const n = received.push({ deliveryId: (JSON.parse(body) as { deliveryId: string }).deliveryId, body });
+      if (n === 1) await firstMayAnswer;
+      res.writeHead(200).end('ok');
+    });
+  });
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`, received, answerFirst, close: () => server.close() };
+}
+
+describe('a worker killed between a POST and the group write recording it', () => {
+  it('has the attempt made again by another worker: a repeat, never a loss', async () => {
+    const quick = { WEBHOOK_TIMEOUT_MS: '2000', WORKER_LOCK_DURATION_MS: '1000' };
+    const receiver = await startGatedReceiver();
+    const doomed = await startWorkerProcess(quick);
+    const rowLock = new Client({ connectionString: process.env.DATABASE_URL });
+    await rowLock.connect();
+    let survivor: Awaited<ReturnType<typeof startWorkerProcess>> | undefined;
+    try {
+      const { org, webhookId } = await subscribe(receiver.url);
+      await as(h.app, org.liveKey).post('/v1/projects', { name: 'Repeated' }).expect(201);
+      await waitFor(async () => (receiver.received.length === 1 ? true : undefined));
+      const { deliveryId } = receiver.received[0]!;
+
+      // The receiver has the POST; its record is held back by a lock on the delivery's row.
+      await rowLock.query('BEGIN');
+      await rowLock.query('SELECT 1 FROM "Delivery" WHERE id = $1 FOR UPDATE', [deliveryId]);
+      receiver.answerFirst();
+      // Its session waits on the row (pg_stat_activity may still show the claim, its previous statement).
+      const blocked = await waitFor(async () => {
+        const { rows } = await rowLock.query<{ pid: number }>(
+          `SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`,
+        );
+        return rows[0];
+      });
+      // The job is not complete while its write has not committed.
+      expect(await (await h.deps.jobs.deliveries.getJob(`${deliveryId}-1`))!.getState()).toBe('active');
+
+      // The crash: the process and its database sessions die before the write commits.
+      doomed.kill('SIGKILL');
+      await rowLock.query('SELECT pg_terminate_backend($1)', [blocked.pid]);
+      await rowLock.query('ROLLBACK');
+      survivor = await startWorkerProcess(quick);
+
+      const [delivery] = await waitFor(
+        async () => {
+          const all = await attemptsOf(webhookId);
+          return all[0]?.status === 'succeeded' ? all : undefined;
+        },
+        { timeoutMs: 15_000, intervalMs: 50 },
+      );
+      expect(receiver.received.map((r) => r.deliveryId)).toEqual([deliveryId, deliveryId]);
+      expect(receiver.received[1]!.body).toBe(receiver.received[0]!.body);
+      expect(delivery!.attempts).toEqual([{ attemptNumber: 1, responseStatus: 200 }]);
+    } finally {
+      doomed.kill('SIGKILL');
+      survivor?.kill('SIGTERM');
+      if (survivor) await exitCode(survivor);
+      await rowLock.end();
+      receiver.close();
+    }
+  }, 30_000);
 });

@@ -40,9 +40,23 @@ export async function insertTaskWithEvent(pool: SqlPool, task: Task, event: Outb
   const { rowCount } = await pool.query({
     ...INSERT_TASK_WITH_EVENT,
     values: [
-      task.organizationId, task.mode, task.projectId, task.id, task.title, task.description, task.status, task.priority, task.assigneeId,
-      task.creatorId, task.dueDate, JSON.stringify(task.customFields), task.createdAt, task.updatedAt,
-      event.id, event.type, JSON.stringify(event.data),
+      task.organizationId,
+      task.mode,
+      task.projectId,
+      task.id,
+      task.title,
+      task.description,
+      task.status,
+      task.priority,
+      task.assigneeId,
+      task.creatorId,
+      task.dueDate,
+      JSON.stringify(task.customFields),
+      task.createdAt,
+      task.updatedAt,
+      event.id,
+      event.type,
+      JSON.stringify(event.data),
     ],
   });
   return rowCount === 1;

@@ -63,7 +63,7 @@ export function createHarness(
     deps,
     db,
     async close() {
-      await publisher.close();
+      publisher.flush();
       await jobs.close();
       store.close();
       redis.disconnect();

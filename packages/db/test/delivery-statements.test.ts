@@ -1,0 +1,172 @@
+import { claimDeliveries, createDatabase, fanOutEvents, newId, recordAttempts, undispatchedEvents, type AttemptRecord, type Database } from '../src/index';
+import { createOrg, type TestOrg } from '../../../services/api/test/support/harness';
+
+let database: Database;
+let org: TestOrg;
+
+beforeAll(async () => {
+  database = createDatabase(process.env.DATABASE_URL!, { poolSize: 2 });
+  org = await createOrg(database.db);
+});
+afterAll(() => database.close());
+
+const CLAIM_MS = 60_000;
+
+async function webhook(events = ['*'], status: 'active' | 'disabled' = 'active') {
+  return database.db.webhook.create({
+    data: { id: newId('webhook'), organizationId: org.organization.id, mode: 'live', url: 'https://example.com/hook', events, secret: 'secret-value', status },
+  });
+}
+
+async function event(type = 'project.created') {
+  return database.db.outboxEvent.create({ data: { id: newId('event'), organizationId: org.organization.id, mode: 'live', type, data: { id: 'prj_1' } } });
+}
+
+async function delivery(webhookId: string, fields: { attemptCount?: number; status?: 'pending' | 'succeeded'; lockedUntil?: Date; test?: boolean } = {}) {
+  return database.db.delivery.create({
+    data: { id: newId('delivery'), organizationId: org.organization.id, mode: 'live', webhookId, eventType: 'project.created', body: '{}', ...fields },
+  });
+}
+
+describe('fanOutEvents', () => {
+  it('gives each event not yet dispatched a delivery per matching subscription, once, whoever else dispatches it', async () => {
+    const [all, projects, tasksOnly] = [await webhook(['*']), await webhook(['project.created']), await webhook(['task.created'])];
+    await webhook(['*'], 'disabled');
+    const [first, second] = [await event(), await event()];
+
+    const found = await undispatchedEvents(database.pool, [first.id, second.id]);
+    expect(found.map((e) => [e.id, [...e.webhookIds].sort()])).toEqual(
+      [first, second].map((e) => [e.id, [all.id, projects.id].sort()]).sort(([a], [b]) => String(a).localeCompare(String(b))),
+    );
+    expect(found.flatMap((e) => e.webhookIds)).not.toContain(tasksOnly.id);
+
+    const deliveries = found.flatMap((e) => e.webhookIds.map((webhookId) => ({ id: newId('delivery'), eventId: e.id, webhookId, body: `{"e":"${e.id}"}` })));
+    const again = deliveries.map((d) => ({ ...d, id: newId('delivery') }));
+    const [inserted, raced] = await Promise.all([
+      fanOutEvents(database.pool, [first.id, second.id], deliveries),
+      fanOutEvents(database.pool, [second.id, first.id], again),
+    ]);
+    expect([inserted, raced].map((ids) => ids.length).sort()).toEqual([0, 4]);
+    expect(await database.db.delivery.count({ where: { eventId: { in: [first.id, second.id] } } })).toBe(4);
+    expect(await undispatchedEvents(database.pool, [first.id, second.id])).toEqual([]);
+  });
+});
+
+describe('claimDeliveries', () => {
+  it('leases, in one statement, each delivery whose claimed attempt is due and free, and no other', async () => {
+    const active = await webhook();
+    const disabled = await webhook(['*'], 'disabled');
+    const due = await delivery(active.id);
+    const retry = await delivery(active.id, { attemptCount: 2 });
+    const held = await delivery(active.id, { lockedUntil: new Date(Date.now() + 60_000) });
+    const settled = await delivery(active.id, { status: 'succeeded' });
+    const paused = await delivery(disabled.id);
+    const sample = await delivery(disabled.id, { test: true });
+
+    const claimed = await claimDeliveries(
+      database.pool,
+      [
+        { deliveryId: due.id, attempt: 1 },
+        { deliveryId: retry.id, attempt: 3 },
+        { deliveryId: retry.id, attempt: 2 },
+        { deliveryId: held.id, attempt: 1 },
+        { deliveryId: settled.id, attempt: 1 },
+        { deliveryId: paused.id, attempt: 1 },
+        { deliveryId: sample.id, attempt: 1 },
+      ],
+      CLAIM_MS,
+    );
+    expect(claimed.map((d) => [d.id, d.attemptCount]).sort()).toEqual(
+      [
+        [due.id, 0],
+        [retry.id, 2],
+        [sample.id, 0],
+      ].sort(),
+    );
+    expect(claimed.find((d) => d.id === due.id)).toMatchObject({
+      webhookId: active.id,
+      url: active.url,
+      secret: active.secret,
+      body: '{}',
+      test: false,
+      eventCreatedAt: null,
+    });
+    expect(await claimDeliveries(database.pool, [{ deliveryId: due.id, attempt: 1 }], CLAIM_MS)).toEqual([]);
+  });
+});
+
+describe('recordAttempts', () => {
+  it('records many attempts and what follows each in one statement: settled, rescheduled, failed with the subscription disabled', async () => {
+    const [kept, dropped] = [await webhook(), await webhook()];
+    const [ok, again, last] = [await delivery(kept.id), await delivery(kept.id, { attemptCount: 1 }), await delivery(dropped.id, { attemptCount: 6 })];
+    await claimDeliveries(
+      database.pool,
+      [
+        { deliveryId: ok.id, attempt: 1 },
+        { deliveryId: again.id, attempt: 2 },
+        { deliveryId: last.id, attempt: 7 },
+      ],
+      CLAIM_MS,
+    );
+    const attemptedAt = new Date('2026-11-22T10:00:00.000Z');
+    const nextAttemptAt = new Date('2026-11-22T10:05:00.000Z');
+    const base = {
+      attemptedAt,
+      responseTimeMs: 12,
+      responseBody: 'ok',
+      responseHeaders: { 'content-type': 'text/plain' },
+      nextAttemptAt: null,
+      disableWebhook: false,
+    };
+    const records: AttemptRecord[] = [
+      { ...base, attemptId: newId('attempt'), deliveryId: ok.id, webhookId: kept.id, attempt: 1, responseStatus: 200, error: null, status: 'succeeded' },
+      {
+        ...base,
+        attemptId: newId('attempt'),
+        deliveryId: again.id,
+        webhookId: kept.id,
+        attempt: 2,
+        responseStatus: 500,
+        error: 'http_status',
+        status: 'pending',
+        nextAttemptAt,
+      },
+      {
+        ...base,
+        attemptId: newId('attempt'),
+        deliveryId: last.id,
+        webhookId: dropped.id,
+        attempt: 7,
+        responseStatus: null,
+        error: 'timeout',
+        responseBody: null,
+        responseHeaders: null,
+        status: 'failed',
+        disableWebhook: true,
+      },
+    ];
+    await recordAttempts(database.pool, records);
+
+    const after = await database.db.delivery.findMany({ where: { id: { in: [ok.id, again.id, last.id] } }, include: { attempts: true } });
+    const byId = new Map(after.map((d) => [d.id, d]));
+    expect(byId.get(ok.id)).toMatchObject({ status: 'succeeded', attemptCount: 1, lastAttemptAt: attemptedAt, lockedUntil: null, nextAttemptAt: null });
+    expect(byId.get(again.id)).toMatchObject({ status: 'pending', attemptCount: 2, lockedUntil: null, nextAttemptAt });
+    expect(byId.get(last.id)).toMatchObject({ status: 'failed', attemptCount: 7, lockedUntil: null });
+    expect(byId.get(again.id)!.attempts).toEqual([
+      {
+        id: records[1]!.attemptId,
+        deliveryId: again.id,
+        attemptNumber: 2,
+        attemptedAt,
+        responseStatus: 500,
+        responseTimeMs: 12,
+        error: 'http_status',
+        responseBody: 'ok',
+        responseHeaders: { 'content-type': 'text/plain' },
+      },
+    ]);
+    expect(byId.get(last.id)!.attempts[0]).toMatchObject({ responseStatus: null, error: 'timeout', responseBody: null, responseHeaders: null });
+    expect((await database.db.webhook.findUniqueOrThrow({ where: { id: dropped.id } })).status).toBe('disabled');
+    expect((await database.db.webhook.findUniqueOrThrow({ where: { id: kept.id } })).status).toBe('active');
+  });
+});
