@@ -2,10 +2,7 @@ import type { DeliveryResult } from '@worktrack/webhooks';
 import type { DeliveryPolicy } from '../deps';
 
 /** What follows an attempt: settle the delivery, try again after a delay, or fail it. */
-export type AttemptDecision =
-  | { kind: 'settle' }
-  | { kind: 'retry'; delayMs: number }
-  | { kind: 'fail'; disableWebhook: boolean };
+export type AttemptDecision = { kind: 'settle' } | { kind: 'retry'; delayMs: number } | { kind: 'fail'; disableWebhook: boolean };
 
 export interface AttemptMade {
   /** 1 for the first attempt. */
