@@ -12,7 +12,6 @@ export interface DashboardContext {
 }
 
 declare global {
-  // eslint-disable-next-line @typescript-eslint/no-namespace
   namespace Express {
     interface Request {
       dashboard?: DashboardContext;

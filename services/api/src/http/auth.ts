@@ -19,7 +19,6 @@ export interface Tenant {
 }
 
 declare global {
-  // eslint-disable-next-line @typescript-eslint/no-namespace
   namespace Express {
     interface Request {
       tenant?: Tenant;

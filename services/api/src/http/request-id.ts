@@ -2,7 +2,6 @@ import type { RequestHandler } from 'express';
 import { newId } from '@worktrack/db';
 
 declare global {
-  // eslint-disable-next-line @typescript-eslint/no-namespace
   namespace Express {
     interface Request {
       requestId: string;
