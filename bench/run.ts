@@ -70,12 +70,14 @@ async function main() {
   );
 
   if (!paths.has('webhooks')) return void (await pg.end());
+  await analyze();
   const hooks = await organization(api.databaseUrl, 'Bench hooks');
   await benchWebhooks({
     base,
     headers: hooks.headers,
     seconds,
     events,
+    apiPid,
     workerPid,
     redisUrl: api.redisUrl,
     redisPrefix: api.redisPrefix,

@@ -9,7 +9,7 @@ import { createRedisConnection, JobScheduler } from '../packages/queue/src';
 import { startChild } from './children';
 import type { CpuUse } from './proc-cpu';
 import { paced, percentile, startReceiver, type Receiver } from './receiver';
-import { printTable, type Measured } from './table';
+import { cpuNote, printTable, type Measured } from './table';
 
 export interface WebhookBench {
   /** worktrack's base URL and the hooks organization's headers. */
@@ -18,6 +18,7 @@ export interface WebhookBench {
   seconds: number;
   /** Events fanned out in the saturated run (each makes 2 deliveries). */
   events: number;
+  apiPid: number;
   workerPid: number;
   redisUrl: string;
   redisPrefix: string;
@@ -30,6 +31,7 @@ const SUBSCRIPTIONS = 2;
 const SECRET = 'bench-secret-value';
 const BASELINE_QUEUE = 'bench-baseline-deliveries';
 const CHUNK = 1_000;
+const CONNECTIONS = 50;
 
 function taskRecord(projectId: string, creatorId: string) {
   const now = new Date().toISOString();
@@ -131,8 +133,23 @@ export async function benchWebhooks(bench: WebhookBench): Promise<void> {
       'worktrack: outbox events published as the API does, then the worker: fan-out, claim, sign, POST, record. Baseline: jobs added with addBulk, each signing and POSTing its body.',
     ]);
 
-    const rate = Math.max(SUBSCRIPTIONS, Math.round(worktrack.count / worktrack.seconds / 2));
+    // End to end: tasks created through the API as fast as it takes them, the worker delivering meanwhile.
     const createTask = { title: 'Benchmark task', projectId: project.id, priority: 'high', description: 'x'.repeat(200) };
+    const tasks = Math.round(bench.events / 2);
+    let created = 0;
+    const endToEnd = await drain(receiver, 'end to end', tasks * SUBSCRIPTIONS, [bench.apiPid, bench.workerPid], bench, async () => {
+      await Promise.all(
+        Array.from({ length: CONNECTIONS }, async () => {
+          while (created++ < tasks) await api('/v1/tasks', createTask);
+        }),
+      );
+    });
+    const saturated = endToEnd.count / endToEnd.seconds;
+    console.log(
+      `\nEnd to end, ${tasks.toLocaleString('en-US')} tasks created through POST /v1/tasks (${CONNECTIONS} connections) and delivered: ${Math.round(saturated).toLocaleString('en-US')} deliveries/s. ${cpuNote('API and worker', endToEnd.cpu, endToEnd.count, 'delivery')}`,
+    );
+
+    const rate = Math.max(SUBSCRIPTIONS, Math.round(saturated / 2));
     const pacedWorktrack = await atRate(
       receiver,
       'worktrack (event commit to receiver)',
@@ -156,7 +173,7 @@ export async function benchWebhooks(bench: WebhookBench): Promise<void> {
       1,
     );
     printTable(
-      `Event to receiver at half the saturated rate (${rate.toLocaleString('en-US')} deliveries/s for ${bench.seconds} s)`,
+      `Event to receiver at half the end-to-end saturated rate (${rate.toLocaleString('en-US')} deliveries/s for ${bench.seconds} s)`,
       'delivery',
       pacedWorktrack,
       pacedBare,
