@@ -17,10 +17,14 @@ const REDACTED = [
   '*.password',
 ];
 
-/** JSON lines on stdout (or `destination`); `pretty` for people reading a terminal. */
+/**
+ * JSON lines on stdout (or `destination`); `pretty` for people reading a terminal. Stdout is written
+ * asynchronously: lines logged while a write is under way go out together in the next one, instead
+ * of a system call each (the worker logs every delivery attempt); pino flushes what is left at exit.
+ */
 export function createLogger(level: string, name: string, format: LogFormat = 'json', destination?: pino.DestinationStream): Logger {
   const options: pino.LoggerOptions = { level, name, base: { service: name }, redact: { paths: REDACTED, censor: '[redacted]' } };
   if (format === 'pretty')
     return pino(options, pretty({ colorize: destination === undefined && process.stdout.isTTY, sync: true, ...(destination && { destination }) }));
-  return destination ? pino(options, destination) : pino(options);
+  return pino(options, destination ?? pino.destination({ dest: 1, sync: false }));
 }
