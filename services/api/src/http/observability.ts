@@ -1,6 +1,4 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Request, RequestHandler } from 'express';
-import { pinoHttp } from 'pino-http';
 import { Counter, Histogram, type Registry } from 'prom-client';
 import type { Logger } from '@worktrack/config';
 
@@ -18,30 +16,30 @@ export function matchedRoute(req: Request, template: string): void {
   req.res!.locals.route = `${req.baseUrl}${template}`;
 }
 
-/** One access line per request: requestId (the X-Request-Id the client got), method, route, status, duration, organization. */
+/**
+ * One access line per request, once its response is finished or abandoned: requestId (the
+ * X-Request-Id the client got), method, route, status, duration, organization; a 5xx or an
+ * abandoned response at error level. Written straight to the logger: a per-request child logger
+ * cost a tenth of a request's CPU.
+ */
 export function accessLog(logger: Logger): RequestHandler {
-  const line = (incoming: IncomingMessage, res: ServerResponse, responseTime: number) => {
-    const req = incoming as Request;
-    return {
-      method: req.method,
-      route: routeTemplate(req),
-      status: res.statusCode,
-      durationMs: responseTime,
-      organization: req.tenant?.organizationId ?? null,
-    };
+  return (req, res, next) => {
+    const started = Date.now();
+    res.once('close', () => {
+      const line = {
+        requestId: req.requestId,
+        method: req.method,
+        route: routeTemplate(req),
+        status: res.statusCode,
+        durationMs: Date.now() - started,
+        organization: req.tenant?.organizationId ?? null,
+      };
+      if (!res.writableFinished) logger.error(line, 'request abandoned');
+      else if (res.statusCode >= 500) logger.error(line, 'request failed');
+      else logger.info(line, 'request');
+    });
+    next();
   };
-  return pinoHttp({
-    logger,
-    genReqId: (req) => (req as Request).requestId,
-    customAttributeKeys: { reqId: 'requestId' },
-    quietReqLogger: true,
-    quietResLogger: true,
-    customLogLevel: (_req, res, err) => (err || res.statusCode >= 500 ? 'error' : 'info'),
-    customSuccessMessage: () => 'request',
-    customErrorMessage: () => 'request failed',
-    customSuccessObject: (req, res, { responseTime }: { responseTime: number }) => line(req, res, responseTime),
-    customErrorObject: (req, res, err, { responseTime }: { responseTime: number }) => ({ ...line(req, res, responseTime), err }),
-  }) as unknown as RequestHandler;
 }
 
 /** DECISIONS §12: `http_requests_total` and `http_request_duration_seconds` by method, route template and status. */
