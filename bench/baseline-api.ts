@@ -91,7 +91,7 @@ app.get('/tasks', async (req, res) => {
   const params = [organizationId, mode, String(req.query.projectId)];
   const [page, count] = await Promise.all([
     // Unprepared: a prepared count gets a generic plan after five runs, and here a worse one.
-    pool.query<TaskRow>(`SELECT ${TASK_COLUMNS} FROM "Task" ${where} ORDER BY id DESC LIMIT 50 OFFSET 0`, params),
+    pool.query<TaskRow>(`SELECT ${TASK_COLUMNS} FROM "Task" ${where} ORDER BY "createdAt" DESC, id DESC LIMIT 50 OFFSET 0`, params),
     pool.query<{ total: number }>(`SELECT count(*)::int AS total FROM "Task" ${where}`, params),
   ]);
   const total = count.rows[0]!.total;
