@@ -32,7 +32,8 @@ const toRecord = (t: TaskRow) => ({
   updatedAt: t.updatedAt.toISOString(),
 });
 
-// The project check, the task and its outbox row in one statement, as create-task.ts does.
+// The project check, the task and its outbox row in one statement, as create-task.ts does. The row
+// is born dispatched, so that worktrack's worker, sweeping the same database, leaves it alone.
 const INSERT_TASK = `
   WITH project AS (
     SELECT 1 FROM "Project" WHERE id = $3 AND "organizationId" = $1 AND mode = $2::"Mode" AND NOT archived
@@ -43,8 +44,8 @@ const INSERT_TASK = `
     FROM project
     RETURNING id
   )
-  INSERT INTO "OutboxEvent" (id, "organizationId", mode, type, data, "createdAt")
-  SELECT $11, $1, $2::"Mode", 'task.created', $12::jsonb, $10 FROM task`;
+  INSERT INTO "OutboxEvent" (id, "organizationId", mode, type, data, "createdAt", "dispatchedAt")
+  SELECT $11, $1, $2::"Mode", 'task.created', $12::jsonb, $10, $10 FROM task`;
 
 const TASK_COLUMNS = `id, title, description, status::text, priority::text, "projectId", "assigneeId", "creatorId", "dueDate", "customFields", "createdAt", "updatedAt"`;
 

@@ -1,4 +1,5 @@
 import { claimDeliveries, createDatabase, fanOutEvents, newId, recordAttempts, undispatchedEvents, type AttemptRecord, type Database } from '../src/index';
+import { Pool } from 'pg';
 import { createOrg, type TestOrg } from '../../../services/api/test/support/harness';
 
 let database: Database;
@@ -168,5 +169,38 @@ describe('recordAttempts', () => {
     expect(byId.get(last.id)!.attempts[0]).toMatchObject({ responseStatus: null, error: 'timeout', responseBody: null, responseHeaders: null });
     expect((await database.db.webhook.findUniqueOrThrow({ where: { id: dropped.id } })).status).toBe('disabled');
     expect((await database.db.webhook.findUniqueOrThrow({ where: { id: kept.id } })).status).toBe('active');
+  });
+});
+
+describe('the batch statements', () => {
+  it('never read a batch through the status indexes, whatever the statistics say', async () => {
+    // One connection with generic plans, the plans prepared statements settle on.
+    const generic = new Pool({ connectionString: process.env.DATABASE_URL, max: 1, options: '-c plan_cache_mode=force_generic_plan' });
+    try {
+      // Statistics of a moment when everything had been delivered: nothing pending or undispatched.
+      const { id: webhookId } = await webhook();
+      await generic.query(
+        `INSERT INTO "Delivery" (id, "organizationId", mode, "webhookId", "eventType", body, status, "updatedAt")
+         SELECT 'dlv_done_' || n, $1, 'live', $2, 'project.created', '{}', 'succeeded', now() FROM generate_series(1, 20000) AS n`,
+        [org.organization.id, webhookId],
+      );
+      await generic.query(
+        `INSERT INTO "OutboxEvent" (id, "organizationId", mode, type, data, "dispatchedAt")
+         SELECT 'evt_done_' || n, $1, 'live', 'project.created', '{}', now() FROM generate_series(1, 20000) AS n`,
+        [org.organization.id],
+      );
+      await generic.query('ANALYZE "Delivery", "OutboxEvent"');
+      await claimDeliveries(generic, [{ deliveryId: 'dlv_none', attempt: 1 }], CLAIM_MS);
+      await undispatchedEvents(generic, ['evt_none']);
+      await fanOutEvents(generic, ['evt_none'], []);
+      const plans = await Promise.all(
+        [`"deliveries.claim"('{dlv_none}', '{1}', 1)`, `"outbox-events.undispatched"('{evt_none}')`, `"outbox-events.fan-out"('{evt_none}', '[]')`].map(
+          async (call) => (await generic.query<{ 'QUERY PLAN': string }>(`EXPLAIN EXECUTE ${call}`)).rows.map((row) => row['QUERY PLAN']).join('\n'),
+        ),
+      );
+      for (const plan of plans) expect(plan).not.toMatch(/Delivery_status_nextAttemptAt_idx|OutboxEvent_dispatchedAt_createdAt_idx/);
+    } finally {
+      await generic.end();
+    }
   });
 });

@@ -25,7 +25,9 @@ export interface ClaimedDelivery {
 }
 
 // Locks the claimable rows in id order first, so that two workers claiming overlapping sets (duplicate
-// jobs) wait for each other instead of deadlocking; then leases them.
+// jobs) wait for each other instead of deadlocking; then leases them. `(...) IS TRUE` keeps the
+// planner on the primary key: with statistics taken when few deliveries were pending, it would
+// otherwise read every pending delivery through the status index for each batch.
 const CLAIM = {
   name: 'deliveries.claim',
   text: `
@@ -35,7 +37,7 @@ const CLAIM = {
       SELECT d.id FROM "Delivery" d
       JOIN wanted ON wanted.id = d.id
       JOIN "Webhook" w ON w.id = d."webhookId"
-      WHERE (w.status = 'active' OR d.test) AND d.status = 'pending' AND d."attemptCount" = wanted.attempt - 1
+      WHERE (w.status = 'active' OR d.test) AND (d.status = 'pending') IS TRUE AND d."attemptCount" = wanted.attempt - 1
         AND (d."lockedUntil" IS NULL OR d."lockedUntil" < now())
       ORDER BY d.id
       FOR UPDATE OF d

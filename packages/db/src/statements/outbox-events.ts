@@ -13,6 +13,8 @@ export interface EventToDispatch {
   webhookIds: string[];
 }
 
+// `(... IS NULL) IS TRUE` keeps the planner on the primary key: with statistics taken when no event
+// was waiting, it would otherwise read every undispatched event through the dispatchedAt index.
 const UNDISPATCHED = {
   name: 'outbox-events.undispatched',
   text: `
@@ -22,7 +24,7 @@ const UNDISPATCHED = {
     JOIN "Organization" o ON o.id = e."organizationId"
     LEFT JOIN "Webhook" w ON w."organizationId" = e."organizationId" AND w.mode = e.mode AND w.status = 'active'
       AND (e.type = ANY (w.events) OR '*' = ANY (w.events))
-    WHERE e.id = ANY ($1::text[]) AND e."dispatchedAt" IS NULL
+    WHERE e.id = ANY ($1::text[]) AND (e."dispatchedAt" IS NULL) IS TRUE
     GROUP BY e.id, o.name`,
 };
 
@@ -47,7 +49,7 @@ const FAN_OUT = {
   text: `
     WITH marked AS (
       UPDATE "OutboxEvent" SET "dispatchedAt" = now()
-      WHERE id = ANY ($1::text[]) AND "dispatchedAt" IS NULL
+      WHERE id = ANY ($1::text[]) AND ("dispatchedAt" IS NULL) IS TRUE
       RETURNING id, "organizationId", mode, type
     )
     INSERT INTO "Delivery" (id, "organizationId", mode, "webhookId", "eventId", "eventType", body, "nextAttemptAt", "createdAt", "updatedAt")
