@@ -2,6 +2,7 @@ import type { Task } from '@worktrack/db';
 import { sqlListing } from '../../http/keyset';
 import { defineRoute } from '../../http/route';
 import { pageOf, paginate } from '../../http/pagination';
+import { countTasks } from './task-counts';
 import { taskConditions } from './task-filters';
 import { taskOrder, type TaskSortField } from './task-order';
 import { taskRecordSchema, toTaskRecord } from './task-record';
@@ -18,10 +19,14 @@ export const listTasks = defineRoute({
   query: listTasksQuery,
   status: 200,
   response: pageOf(taskRecordSchema),
-  handler: async (request) =>
-    paginate(request, {
+  handler: async (request) => {
+    const { deps, tenant, query } = request;
+    const listing = sqlListing<TaskSortField, Task>(deps.db, 'Task', taskConditions(tenant, query), taskOrder.fields);
+    return paginate(request, {
       order: taskOrder,
-      ...sqlListing<TaskSortField, Task>(request.deps.db, 'Task', taskConditions(request.tenant, request.query), taskOrder.fields),
+      rows: listing.rows,
+      total: () => countTasks(deps.db, tenant, query, listing.total),
       toRecord: toTaskRecord,
-    }),
+    });
+  },
 });

@@ -1,0 +1,135 @@
+import { Prisma } from '@worktrack/db';
+import { addMember, as, createHarness, createOrg, type Harness, type TestOrg } from './support/harness';
+import { seedTasks } from './support/seed-tasks';
+
+let h: Harness;
+let org: TestOrg;
+let members: string[];
+
+beforeAll(async () => {
+  h = createHarness();
+  org = await createOrg(h.db);
+  members = [org.user.id, ...(await Promise.all([addMember(h.db, org), addMember(h.db, org)])).map((m) => m.userId)];
+});
+afterAll(() => h.close());
+
+const api = () => as(h.app, org.liveKey);
+
+async function newProject(name: string): Promise<string> {
+  return (await api().post('/v1/projects', { name })).body.id;
+}
+
+type Group = { projectId: string; status: string; priority: string; assigneeId: string; n: number };
+
+/** Every project's tasks per status, priority and assignee, counted from the tasks and from the counts. */
+async function groups(): Promise<{ counted: Group[]; actual: Group[] }> {
+  const order = Prisma.sql`ORDER BY "projectId", status, priority, "assigneeId"`;
+  const counted = await h.db.$queryRaw<Group[]>`
+    SELECT "projectId", status::text, priority::text, "assigneeId", sum(count)::int AS n FROM "TaskCount"
+    GROUP BY "projectId", status, priority, "assigneeId" HAVING sum(count) <> 0 ${order}`;
+  const actual = await h.db.$queryRaw<Group[]>`
+    SELECT "projectId", status::text, priority::text, coalesce("assigneeId", '') AS "assigneeId", count(*)::int AS n FROM "Task"
+    GROUP BY "projectId", status, priority, coalesce("assigneeId", '') ${order}`;
+  return { counted, actual };
+}
+
+async function expectCountsExact(): Promise<void> {
+  const { counted, actual } = await groups();
+  expect(counted).toEqual(actual);
+}
+
+async function total(query: string): Promise<number> {
+  const res = await api().get(`/v1/tasks?${query}&limit=1`);
+  expect(res.status).toBe(200);
+  return res.body.pagination.total;
+}
+
+describe('task counts kept by the database in the statement that writes the tasks', () => {
+  it('follow tasks created, changed and deleted through the API', async () => {
+    const projectId = await newProject('Counted');
+    const created = [];
+    for (let i = 0; i < 12; i++) {
+      const body = { projectId, title: `Task ${i}`, priority: ['low', 'medium', 'high'][i % 3], ...(i % 4 ? { assigneeId: members[i % 3] } : {}) };
+      created.push((await api().post('/v1/tasks', body)).body.id as string);
+    }
+    await expectCountsExact();
+    expect(await total(`projectId=${projectId}`)).toBe(12);
+
+    await api().patch(`/v1/tasks/${created[0]}`, { status: 'done' });
+    await api().patch(`/v1/tasks/${created[1]}`, { status: 'in_progress', priority: 'high' });
+    await api().patch(`/v1/tasks/${created[2]}`, { assigneeId: null });
+    await api().patch(`/v1/tasks/${created[3]}`, { assigneeId: members[2] });
+    await api().patch(`/v1/tasks/${created[4]}`, { title: 'Renamed only' });
+    await api().delete(`/v1/tasks/${created[5]}`);
+    await expectCountsExact();
+
+    expect(await total(`projectId=${projectId}`)).toBe(11);
+    expect(await total(`projectId=${projectId}&status=done`)).toBe(1);
+    expect(await total(`projectId=${projectId}&status=done,in_progress`)).toBe(2);
+    expect(await total(`projectId=${projectId}&priority=high`)).toBe(await h.db.task.count({ where: { projectId, priority: 'high' } }));
+    const unassigned = await h.db.task.count({ where: { projectId, assigneeId: null } });
+    expect(await total(`projectId=${projectId}&assigneeId=none`)).toBe(unassigned);
+    const mine = await h.db.task.count({ where: { projectId, assigneeId: members[2] } });
+    expect(await total(`projectId=${projectId}&assigneeId=${members[2]},none`)).toBe(mine + unassigned);
+  });
+
+  it('count bulk inserts and leave nothing behind when a project is deleted', async () => {
+    const kept = await newProject('Kept');
+    const deleted = await newProject('Deleted');
+    const seed = { organizationId: org.organization.id, creatorId: org.user.id, assignees: members };
+    await seedTasks(h.db, { ...seed, projectId: kept, count: 900 });
+    await seedTasks(h.db, { ...seed, projectId: deleted, count: 1_500 });
+    await expectCountsExact();
+    expect(await total(`projectId=${deleted}`)).toBe(1_500);
+
+    expect((await api().delete(`/v1/projects/${deleted}`)).status).toBe(204);
+    await expectCountsExact();
+    expect(await h.db.taskCount.count({ where: { projectId: deleted } })).toBe(0);
+    expect(await total(`projectId=${kept}`)).toBe(900);
+    expect(await total(`projectId=${deleted}`)).toBe(0);
+  });
+
+  it('stay exact under concurrent writers to one project', async () => {
+    const projectId = await newProject('Busy');
+    const create = (i: number) => api().post('/v1/tasks', { projectId, title: `Busy ${i}`, status: i % 2 ? 'todo' : 'in_progress' });
+    const ids = (await Promise.all(Array.from({ length: 60 }, (_, i) => create(i)))).map((res) => res.body.id as string);
+    await Promise.all([
+      ...ids.slice(0, 20).map((id, i) => api().patch(`/v1/tasks/${id}`, { status: i % 2 ? 'done' : 'todo', assigneeId: members[i % 3] })),
+      ...ids.slice(20, 35).map((id) => api().delete(`/v1/tasks/${id}`)),
+      ...Array.from({ length: 25 }, (_, i) => create(100 + i)),
+      // Raw writers too, each statement moving many tasks across count rows at once.
+      h.db.$executeRaw`UPDATE "Task" SET priority = 'high' WHERE id = ANY(${ids.slice(35, 50)})`,
+      h.db.$executeRaw`UPDATE "Task" SET priority = 'low', status = 'done' WHERE id = ANY(${ids.slice(45, 60)})`,
+    ]);
+    await expectCountsExact();
+    expect(await total(`projectId=${projectId}`)).toBe(60 - 15 + 25);
+  });
+
+  it('answer the totals of lists they can, and the tasks those they cannot', async () => {
+    const projectId = await newProject('Read');
+    await api().post('/v1/tasks', { projectId, title: 'Searchable zeppelin' });
+    await api().post('/v1/tasks', { projectId, title: 'Other' });
+    // Skew the counts on purpose: a total read from them shows it; one that counts the tasks does not.
+    await h.db.$executeRaw`UPDATE "TaskCount" SET count = count + 1000 WHERE "projectId" = ${projectId}`;
+    try {
+      expect(await total(`projectId=${projectId}`)).toBe(1002);
+      expect(await total(`projectId=${projectId}&status=todo&priority=medium&assigneeId=none`)).toBe(1002);
+      expect(await total(`projectId=${projectId}&q=zeppelin`)).toBe(1);
+      expect(await total(`projectId=${projectId}&createdSince=2000-01-01T00:00:00Z`)).toBe(2);
+    } finally {
+      await h.db.$executeRaw`UPDATE "TaskCount" SET count = count - 1000 WHERE "projectId" = ${projectId}`;
+    }
+  });
+
+  it('never count another tenant or mode', async () => {
+    const other = await createOrg(h.db);
+    const theirs = (await as(h.app, other.liveKey).post('/v1/projects', { name: 'Theirs' })).body.id;
+    await as(h.app, other.liveKey).post('/v1/tasks', { projectId: theirs, title: 'Theirs' });
+    const sandbox = (await as(h.app, org.testKey).post('/v1/projects', { name: 'Sandbox' })).body.id;
+    await as(h.app, org.testKey).post('/v1/tasks', { projectId: sandbox, title: 'Test mode' });
+    const live = await h.db.task.count({ where: { organizationId: org.organization.id, mode: 'live' } });
+    expect(await total('status=todo,in_progress,done')).toBe(live);
+    expect(await total(`projectId=${theirs}`)).toBe(0);
+    expect(await total(`projectId=${sandbox}`)).toBe(0);
+  });
+});
