@@ -18,55 +18,50 @@ CREATE INDEX "TaskCount_organizationId_mode_idx" ON "TaskCount"("organizationId"
 -- AddForeignKey
 ALTER TABLE "TaskCount" ADD CONSTRAINT "TaskCount_projectId_fkey" FOREIGN KEY ("projectId") REFERENCES "Project"("id") ON DELETE CASCADE ON UPDATE CASCADE;
 
--- The triggers that keep "TaskCount". A task inserted, or changed in a counted column, adds to its
--- row in the writing connection's shard (its backend pid modulo 8) and takes from its old one, the
--- two in key order so that writers sharing a shard lock its rows in the same order: row-level
--- triggers, the cheapest for the API's one-task writes. Deletes are counted per statement, one
--- insert for a bulk delete, and not at all for a project's cascade: its counts go with it (above).
-CREATE FUNCTION "TaskCount_add"(task "Task", delta bigint) RETURNS void LANGUAGE plpgsql AS $$
-BEGIN
-  INSERT INTO "TaskCount" AS c ("organizationId", mode, "projectId", status, priority, "assigneeId", shard, count)
-  VALUES (task."organizationId", task.mode, task."projectId", task.status, task.priority, coalesce(task."assigneeId", ''), pg_backend_pid() % 8, delta)
-  ON CONFLICT ("projectId", status, priority, "assigneeId", shard) DO UPDATE SET count = c.count + excluded.count;
-END
-$$;
-
-CREATE FUNCTION "TaskCount_written"() RETURNS trigger LANGUAGE plpgsql AS $$
+-- The triggers that keep "TaskCount": after each statement that inserts, deletes or moves tasks
+-- between counts, the net change per project, status, priority and assignee is added to the writing
+-- connection's shard (its backend pid modulo 8), in key order, so that writers sharing a shard lock
+-- its rows in the same order. Per statement, not per row: a row that one transaction updates again
+-- and again leaves a version each time that every later update walks, which made a bulk insert's
+-- cost grow with its square. Tasks deleted with their project change nothing: the project's counts
+-- go with it (the cascade above).
+CREATE FUNCTION "TaskCount_apply"() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
   IF TG_OP = 'INSERT' THEN
-    PERFORM "TaskCount_add"(NEW, 1);
-  ELSIF (OLD."projectId", OLD.status, OLD.priority, coalesce(OLD."assigneeId", '')) < (NEW."projectId", NEW.status, NEW.priority, coalesce(NEW."assigneeId", '')) THEN
-    PERFORM "TaskCount_add"(OLD, -1);
-    PERFORM "TaskCount_add"(NEW, 1);
+    INSERT INTO "TaskCount" AS c ("organizationId", mode, "projectId", status, priority, "assigneeId", shard, count)
+    SELECT "organizationId", mode, "projectId", status, priority, "assigneeId", pg_backend_pid() % 8, sum(delta)
+    FROM (SELECT "organizationId", mode, "projectId", status, priority, coalesce("assigneeId", '') AS "assigneeId", 1 AS delta FROM added) AS change
+    GROUP BY "organizationId", mode, "projectId", status, priority, "assigneeId"
+    HAVING sum(delta) <> 0
+    ORDER BY "projectId", status, priority, "assigneeId"
+    ON CONFLICT ("projectId", status, priority, "assigneeId", shard) DO UPDATE SET count = c.count + excluded.count;
+  ELSIF TG_OP = 'DELETE' THEN
+    INSERT INTO "TaskCount" AS c ("organizationId", mode, "projectId", status, priority, "assigneeId", shard, count)
+    SELECT "organizationId", mode, "projectId", status, priority, "assigneeId", pg_backend_pid() % 8, sum(delta)
+    FROM (SELECT "organizationId", mode, "projectId", status, priority, coalesce("assigneeId", '') AS "assigneeId", -1 AS delta FROM removed WHERE EXISTS (SELECT 1 FROM "Project" p WHERE p.id = removed."projectId")) AS change
+    GROUP BY "organizationId", mode, "projectId", status, priority, "assigneeId"
+    HAVING sum(delta) <> 0
+    ORDER BY "projectId", status, priority, "assigneeId"
+    ON CONFLICT ("projectId", status, priority, "assigneeId", shard) DO UPDATE SET count = c.count + excluded.count;
   ELSE
-    PERFORM "TaskCount_add"(NEW, 1);
-    PERFORM "TaskCount_add"(OLD, -1);
+    INSERT INTO "TaskCount" AS c ("organizationId", mode, "projectId", status, priority, "assigneeId", shard, count)
+    SELECT "organizationId", mode, "projectId", status, priority, "assigneeId", pg_backend_pid() % 8, sum(delta)
+    FROM (SELECT "organizationId", mode, "projectId", status, priority, coalesce("assigneeId", '') AS "assigneeId", 1 AS delta FROM added UNION ALL SELECT "organizationId", mode, "projectId", status, priority, coalesce("assigneeId", '') AS "assigneeId", -1 FROM removed) AS change
+    GROUP BY "organizationId", mode, "projectId", status, priority, "assigneeId"
+    HAVING sum(delta) <> 0
+    ORDER BY "projectId", status, priority, "assigneeId"
+    ON CONFLICT ("projectId", status, priority, "assigneeId", shard) DO UPDATE SET count = c.count + excluded.count;
   END IF;
   RETURN NULL;
 END
 $$;
 
-CREATE FUNCTION "TaskCount_deleted"() RETURNS trigger LANGUAGE plpgsql AS $$
-BEGIN
-  INSERT INTO "TaskCount" AS c ("organizationId", mode, "projectId", status, priority, "assigneeId", shard, count)
-  SELECT "organizationId", mode, "projectId", status, priority, coalesce("assigneeId", ''), pg_backend_pid() % 8, -count(*)
-  FROM removed
-  WHERE EXISTS (SELECT 1 FROM "Project" p WHERE p.id = removed."projectId")
-  GROUP BY "organizationId", mode, "projectId", status, priority, coalesce("assigneeId", '')
-  ORDER BY "projectId", status, priority, coalesce("assigneeId", '')
-  ON CONFLICT ("projectId", status, priority, "assigneeId", shard) DO UPDATE SET count = c.count + excluded.count;
-  RETURN NULL;
-END
-$$;
-
 CREATE TRIGGER "Task_counted_insert" AFTER INSERT ON "Task"
-  FOR EACH ROW EXECUTE FUNCTION "TaskCount_written"();
-CREATE TRIGGER "Task_counted_update" AFTER UPDATE OF "projectId", status, priority, "assigneeId" ON "Task"
-  FOR EACH ROW
-  WHEN ((OLD."projectId", OLD.status, OLD.priority, OLD."assigneeId") IS DISTINCT FROM (NEW."projectId", NEW.status, NEW.priority, NEW."assigneeId"))
-  EXECUTE FUNCTION "TaskCount_written"();
+  REFERENCING NEW TABLE AS added FOR EACH STATEMENT EXECUTE FUNCTION "TaskCount_apply"();
+CREATE TRIGGER "Task_counted_update" AFTER UPDATE ON "Task"
+  REFERENCING OLD TABLE AS removed NEW TABLE AS added FOR EACH STATEMENT EXECUTE FUNCTION "TaskCount_apply"();
 CREATE TRIGGER "Task_counted_delete" AFTER DELETE ON "Task"
-  REFERENCING OLD TABLE AS removed FOR EACH STATEMENT EXECUTE FUNCTION "TaskCount_deleted"();
+  REFERENCING OLD TABLE AS removed FOR EACH STATEMENT EXECUTE FUNCTION "TaskCount_apply"();
 
 -- The tasks already there, counted once.
 INSERT INTO "TaskCount" ("organizationId", mode, "projectId", status, priority, "assigneeId", shard, count)

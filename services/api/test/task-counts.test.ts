@@ -89,6 +89,28 @@ describe('task counts kept by the database in the statement that writes the task
     expect(await total(`projectId=${deleted}`)).toBe(0);
   });
 
+  it('are written once per count a bulk insert touches, not once per task', async () => {
+    const projectId = await newProject('Bulk');
+    // The table's statistics before and after, in one transaction: what the insert wrote to the counts.
+    const written = await h.db.$transaction(async (tx) => {
+      const countWrites = async () =>
+        (
+          await tx.$queryRaw<[{ n: number }]>`
+            SELECT (n_tup_ins + n_tup_upd)::int AS n FROM pg_stat_xact_user_tables WHERE relname = 'TaskCount'`
+        )[0].n;
+      const before = await countWrites();
+      await tx.$executeRaw`
+        INSERT INTO "Task" (id, "organizationId", mode, "projectId", title, status, priority, "assigneeId", "creatorId", "createdAt", "updatedAt")
+        SELECT 'tsk_bulk' || i, ${org.organization.id}, 'live', ${projectId}, 'Bulk', (ARRAY['todo', 'done'])[1 + i % 2]::"TaskStatus",
+          'high', CASE WHEN i % 3 = 0 THEN NULL ELSE ${members[0]} END, ${org.user.id}, now(), now()
+        FROM generate_series(1, 3000) AS i`;
+      return (await countWrites()) - before;
+    });
+    expect(written).toBe(4);
+    expect(await total(`projectId=${projectId}`)).toBe(3_000);
+    await expectCountsExact();
+  });
+
   it('stay exact under concurrent writers to one project', async () => {
     const projectId = await newProject('Busy');
     const create = (i: number) => api().post('/v1/tasks', { projectId, title: `Busy ${i}`, status: i % 2 ? 'todo' : 'in_progress' });
