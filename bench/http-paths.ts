@@ -7,6 +7,8 @@ import { cpuNote, printTable, type Measured } from './table';
 export interface HttpBench {
   /** worktrack's base URL. */
   base: string;
+  /** The database the service uses (its setting or default), which the baseline uses too. */
+  databaseUrl: string;
   headers: Record<string, string>;
   seconds: number;
   apiPid: number;
@@ -44,6 +46,7 @@ export async function benchHttpPaths(bench: HttpBench, paths: { post: string | f
     PORT: String(BASELINE_PORT),
     BENCH_ORG_ID: bench.organizationId,
     BENCH_USER_ID: bench.userId,
+    DATABASE_URL: bench.databaseUrl,
   });
   const bare = `http://127.0.0.1:${BASELINE_PORT}`;
   const json = { 'content-type': 'application/json' };

@@ -65,7 +65,7 @@ async function main() {
 
   console.log(`# pnpm bench against ${base}: API pid ${apiPid}, worker pid ${workerPid}; ${seconds} s per measurement`);
   await benchHttpPaths(
-    { base, headers: http.headers, seconds, apiPid, workerPid, organizationId: http.id, userId: http.userId, cpu, analyze },
+    { base, databaseUrl: api.databaseUrl, headers: http.headers, seconds, apiPid, workerPid, organizationId: http.id, userId: http.userId, cpu, analyze },
     { post: paths.has('post') && JSON.stringify({ ...taskBody, projectId: created.id }), listProjectId: paths.has('list') && listed.id },
   );
 
