@@ -39,12 +39,20 @@ const rowsOf = async (t: Task) => ({
   events: await database.db.outboxEvent.count({ where: { data: { path: ['id'], equals: t.id } } }),
 });
 
+function subscribe(events: string[], mode: Mode = 'live', status: 'active' | 'disabled' = 'active') {
+  return database.db.webhook.create({
+    data: { id: newId('webhook'), organizationId: org.organization.id, mode, url: 'https://example.com/hooks', secret: 'whsec_x', events, status },
+  });
+}
+
 describe('insertTaskWithEvent', () => {
-  it('writes the task as given and its outbox row', async () => {
+  it('writes the task as given and its outbox row, awaiting dispatch when a subscription wants it', async () => {
     const member = await addMember(database.db, org);
     const t = task({ assigneeId: member.userId });
     const event = eventFor(t);
-    expect(await insertTaskWithEvent(database.pool, t, event)).toBe(true);
+    const webhook = await subscribe(['task.created']);
+    expect(await insertTaskWithEvent(database.pool, t, event)).toEqual({ inserted: true, awaited: true });
+    await database.db.webhook.delete({ where: { id: webhook.id } });
     expect(await database.db.task.findUniqueOrThrow({ where: { id: t.id } })).toEqual(t);
     expect(await database.db.outboxEvent.findUniqueOrThrow({ where: { id: event.id } })).toMatchObject({
       organizationId: t.organizationId,
@@ -71,8 +79,36 @@ describe('insertTaskWithEvent', () => {
     ['an assignee who is not a member', async () => task({ assigneeId: (await createOrg(database.db)).user.id })],
   ])('writes nothing for %s', async (_case, make) => {
     const t = await make();
-    expect(await insertTaskWithEvent(database.pool, t, eventFor(t))).toBe(false);
+    expect(await insertTaskWithEvent(database.pool, t, eventFor(t))).toEqual({ inserted: false, awaited: false });
     expect(await rowsOf(t)).toEqual({ task: null, events: 0 });
+  });
+});
+
+describe('an event no active subscription wants', () => {
+  it.each<[string, () => Promise<{ id: string }[]>]>([
+    ['none at all', async () => []],
+    ['only other types', async () => [await subscribe(['task.deleted', 'project.created'])]],
+    ['only the other mode', async () => [await subscribe(['*'], 'test')]],
+    ['only a disabled one', async () => [await subscribe(['*'], 'live', 'disabled')]],
+  ])('is written dispatched, not awaited (%s)', async (_case, make) => {
+    const webhooks = await make();
+    const t = task();
+    const event = eventFor(t);
+    try {
+      expect(await insertTaskWithEvent(database.pool, t, event)).toEqual({ inserted: true, awaited: false });
+      expect((await database.db.outboxEvent.findUniqueOrThrow({ where: { id: event.id } })).dispatchedAt).not.toBeNull();
+    } finally {
+      await database.db.webhook.deleteMany({ where: { id: { in: webhooks.map((w) => w.id) } } });
+    }
+  });
+
+  it('is awaited as soon as a subscription lists its type or *', async () => {
+    for (const events of [['task.created'], ['*']]) {
+      const webhook = await subscribe(events);
+      const t = task();
+      expect(await insertTaskWithEvent(database.pool, t, eventFor(t))).toEqual({ inserted: true, awaited: true });
+      await database.db.webhook.delete({ where: { id: webhook.id } });
+    }
   });
 });
 

@@ -22,11 +22,12 @@ export function outboxRow(scope: Scope, event: DomainEvent): OutboxRow {
 
 /**
  * Writes events to the outbox inside the caller's transaction, so they commit or roll back
- * with the change that caused them. Returns the event ids, to publish after commit.
+ * with the change that caused them. Returns the ids of those a subscription awaits, to publish
+ * after commit (the others are written dispatched: migration 20261122184500_unsubscribed_events).
  */
 export async function recordEvents(tx: Tx, scope: Scope, domainEvents: DomainEvent[]): Promise<string[]> {
   if (domainEvents.length === 0) return [];
   const rows = domainEvents.map((event) => outboxRow(scope, event));
-  await tx.outboxEvent.createMany({ data: rows });
-  return rows.map((row) => row.id);
+  const written = await tx.outboxEvent.createManyAndReturn({ data: rows, select: { id: true, dispatchedAt: true } });
+  return written.filter((event) => event.dispatchedAt === null).map((event) => event.id);
 }

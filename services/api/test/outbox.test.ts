@@ -1,4 +1,5 @@
-import { as, createHarness, createOrg, type Harness, type TestOrg } from './support/harness';
+import { newId } from '@worktrack/db';
+import { as, createHarness, createOrg, waitFor, type Harness, type TestOrg } from './support/harness';
 
 let h: Harness;
 
@@ -85,5 +86,34 @@ describe('the outbox', () => {
     expect((await api.get(`/v1/tasks/${task.id}`)).body).toEqual(task);
     expect((await api.get(`/v1/projects/${project.id}`)).body).toEqual(project);
     expect((await api.get(`/v1/tasks?projectId=${project.id}`)).body.pagination.total).toBe(1);
+  });
+
+  it('publishes the events a subscription awaits, and writes the others dispatched, unpublished', async () => {
+    const org = await createOrg(h.db);
+    const api = as(h.app, org.liveKey);
+    const project = (await api.post('/v1/projects', { name: 'Quiet' })).body;
+    await h.db.webhook.create({
+      data: {
+        id: newId('webhook'),
+        organizationId: org.organization.id,
+        mode: 'live',
+        url: 'https://example.com/hooks',
+        secret: 's',
+        events: ['task.created'],
+      },
+    });
+    await api.post('/v1/tasks', { title: 'Awaited', projectId: project.id }).expect(201);
+    await api.patch(`/v1/projects/${project.id}`, { name: 'Unheard' }).expect(200);
+
+    const rows = await h.db.outboxEvent.findMany({ where: { organizationId: org.organization.id } });
+    const byType = Object.fromEntries(rows.map((row) => [row.type, row]));
+    expect(byType['project.created']!.dispatchedAt).not.toBeNull();
+    expect(byType['project.updated']!.dispatchedAt).not.toBeNull();
+    expect(byType['task.created']!.dispatchedAt).toBeNull();
+    const published = async (id: string) => (await h.deps.jobs.events.getJob(id)) !== undefined;
+    // The publisher adds within milliseconds of the commit: wait until the awaited event is there.
+    await waitFor(async () => ((await published(byType['task.created']!.id)) ? true : undefined));
+    expect(await published(byType['project.created']!.id)).toBe(false);
+    expect(await published(byType['project.updated']!.id)).toBe(false);
   });
 });

@@ -29,15 +29,17 @@ const INSERT_TASK_WITH_EVENT = {
     )
     INSERT INTO "OutboxEvent" (id, "organizationId", mode, type, data, "createdAt")
     SELECT $15, $1, $2::"Mode", $16, $17::jsonb, $13::timestamptz
-    FROM task`,
+    FROM task
+    RETURNING "dispatchedAt" IS NULL AS awaited`,
 };
 
 /**
  * Inserts the task and its event's outbox row, provided the project is the task's tenant's and not
- * archived, and the assignee (if any) a member of its organization. False when nothing was inserted.
+ * archived, and the assignee (if any) a member of its organization. `inserted` is false when nothing
+ * was; `awaited` says whether a subscription awaits the event (else it was written dispatched).
  */
-export async function insertTaskWithEvent(pool: SqlPool, task: Task, event: OutboxInsert): Promise<boolean> {
-  const { rowCount } = await pool.query({
+export async function insertTaskWithEvent(pool: SqlPool, task: Task, event: OutboxInsert): Promise<{ inserted: boolean; awaited: boolean }> {
+  const { rows } = await pool.query<{ awaited: boolean }>({
     ...INSERT_TASK_WITH_EVENT,
     values: [
       task.organizationId,
@@ -59,5 +61,5 @@ export async function insertTaskWithEvent(pool: SqlPool, task: Task, event: Outb
       JSON.stringify(event.data),
     ],
   });
-  return rowCount === 1;
+  return { inserted: rows.length === 1, awaited: rows[0]?.awaited === true };
 }

@@ -42,14 +42,14 @@ export const createTask = defineRoute({
     const record = toTaskRecord(task);
     const event = outboxRow(tenant, events.taskCreated(record));
 
-    const inserted = await insertTaskWithEvent(deps.sql, task, event);
+    const { inserted, awaited } = await insertTaskWithEvent(deps.sql, task, event);
 
     if (!inserted) {
       await assertProjectOpen(deps.db, tenant, task.projectId);
       if (task.assigneeId) await assertMembers(deps.db, tenant.organizationId, [task.assigneeId], 'assigneeId');
       throw new Error(`task ${task.id} was not inserted, yet its project and assignee are valid`);
     }
-    deps.publisher.publish([event.id]);
+    if (awaited) deps.publisher.publish([event.id]);
     return record;
   },
 });
