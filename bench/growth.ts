@@ -28,8 +28,10 @@ import { request } from 'undici';
 import { loadApiConfig, loadDotEnv } from '@worktrack/config';
 import { createDb, newId } from '@worktrack/db';
 import { cursorCodec, type Position } from '../services/api/src/http/cursor';
+import { cursorContext } from '../services/api/src/http/pagination';
 import { bootstrapOrganization } from '../services/api/src/modules/organizations/bootstrap-organization';
 import { taskOrder } from '../services/api/src/modules/tasks/task-order';
+import { percentile } from './receiver';
 
 const base = process.env.BENCH_URL ?? 'http://127.0.0.1:3000';
 const seconds = Number(process.env.BENCH_SECONDS ?? 5);
@@ -120,9 +122,8 @@ async function seed(pg: Client, setup: Setup, from: number, to: number): Promise
     await pg.query(SEED_SQL, [setup.organizationId, setup.projectId, setup.userId, setup.members, first, last, setup.since, SPAN_SECONDS / sizes.at(-1)!]);
   }
   const seeded = performance.now();
-  // The maintained counts, when there are any, are vacuumed too: autovacuum would, in production.
-  const counts = await pg.query<{ exists: boolean }>(`SELECT to_regclass('"TaskCount"') IS NOT NULL AS exists`);
-  await pg.query(`VACUUM ANALYZE "Task"${counts.rows[0]!.exists ? ', "TaskCount"' : ''}`);
+  // The maintained counts too: autovacuum would, in production.
+  await pg.query('VACUUM ANALYZE "Task", "TaskCount"');
   const done = performance.now();
   const n = to - from + 1;
   console.log(
@@ -165,8 +166,6 @@ async function check(setup: Setup, probe: Probe): Promise<void> {
   if (problems.length > 0) throw new Error(`GET /v1/tasks?${probe.query} (${probe.label}): ${problems.join('; ')}`);
 }
 
-const percentile = (sorted: number[], q: number) => sorted[Math.max(0, Math.ceil(q * sorted.length) - 1)]!;
-
 /** One request at a time, after a second's warm-up: for BENCH_SECONDS and at least MIN_SAMPLES requests. */
 async function sequential(url: string, headers: Record<string, string>) {
   const run = async (until: (elapsed: number, n: number) => boolean) => {
@@ -183,8 +182,7 @@ async function sequential(url: string, headers: Record<string, string>) {
   };
   await run((elapsed, n) => elapsed >= Math.min(1000, seconds * 1000) && n >= 5);
   const { times, elapsed } = await run((t, n) => (t >= seconds * 1000 && n >= MIN_SAMPLES) || t >= 4 * seconds * 1000);
-  const sorted = times.sort((a, b) => a - b);
-  return { n: sorted.length, p50: percentile(sorted, 0.5), p99: percentile(sorted, 0.99), perSecond: (sorted.length / elapsed) * 1000 };
+  return { n: times.length, p50: percentile(times, 50), p99: percentile(times, 99), perSecond: (times.length / elapsed) * 1000 };
 }
 
 async function concurrent(url: string, headers: Record<string, string>) {
@@ -212,8 +210,7 @@ async function positionAt(pg: Client, setup: Setup, n: number): Promise<{ positi
  */
 async function deepCursor(pg: Client, setup: Setup, n: number, secret: string) {
   const { position, nextId } = await positionAt(pg, setup, n);
-  const canonical = (value: object) => JSON.stringify(Object.entries(value).sort(([a], [b]) => (a < b ? -1 : 1)));
-  const context = JSON.stringify([taskOrder.name, setup.organizationId, 'live', canonical({}), taskOrder.default, canonical({ projectId: setup.projectId })]);
+  const context = cursorContext(taskOrder.name, { organizationId: setup.organizationId, mode: 'live' }, {}, taskOrder.default, { projectId: setup.projectId });
   const codec = cursorCodec(secret);
   const apiCursor = (await get(setup, `projectId=${setup.projectId}&limit=${PAGE}&offset=${n - PAGE}`)).pagination.nextCursor;
   if (!apiCursor) throw new Error(`No nextCursor on the page ending ${n} deep`);

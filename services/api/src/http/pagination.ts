@@ -59,6 +59,11 @@ export interface Listing<F extends string, Row, Rec extends { id: string }> {
 /** JSON with object keys sorted, so that equal filters give equal text. */
 const canonical = (value: object) => JSON.stringify(Object.entries(value).sort(([a], [b]) => (a < b ? -1 : 1)));
 
+/** What a list's cursors are bound to: the list, the tenant, its path parameters, sort and filters. */
+export function cursorContext(list: string, tenant: Scope, params: object, sort: string, filters: object): string {
+  return JSON.stringify([list, tenant.organizationId, tenant.mode, canonical(params), sort, canonical(filters)]);
+}
+
 /**
  * One page and the exact total, fetched concurrently on two pooled connections (no transaction: it
  * would serialize both queries for a total that is only ever a snapshot). One row beyond the page
@@ -72,14 +77,7 @@ export async function paginate<F extends string, Row, Rec extends { id: string }
   const { limit, offset, cursor, sort: sortText, ...filters } = request.query;
   if (cursor !== undefined && offset !== undefined) throw invalid('cursor', 'cursor and offset cannot be combined: a cursor carries its own position');
   const codec = cursorCodec(request.deps.config.cursorSecret);
-  const context = JSON.stringify([
-    listing.order.name,
-    request.tenant.organizationId,
-    request.tenant.mode,
-    canonical(request.params),
-    sortText,
-    canonical(filters),
-  ]);
+  const context = cursorContext(listing.order.name, request.tenant, request.params, sortText, filters);
   const after = cursor === undefined ? null : codec.open(cursor, context);
   const start = after?.offset ?? offset ?? 0;
   const sort = parseSort(sortText);
