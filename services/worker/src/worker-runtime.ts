@@ -35,7 +35,7 @@ export function startWorkerRuntime(deps: WorkerDeps, options: WorkerRuntimeOptio
   const deliverWebhook = deliveryHandler(deps, options.policy);
   const events = new Worker(catalog.dispatchEvent.queue, async (job) => dispatchEvent(validatePayload(catalog.dispatchEvent.schema, job.data)), {
     ...common,
-    concurrency: Math.min(options.concurrency, 20),
+    concurrency: options.concurrency,
   });
   const deliveries = new Worker(
     catalog.deliverWebhook.queue,
