@@ -9,6 +9,12 @@ export interface OutboxRow {
   data: Prisma.InputJsonObject;
 }
 
+/** DECISIONS §4: events are kept, and readable, for 30 days. */
+const EVENT_RETENTION_MS = 30 * 24 * 3600 * 1000;
+
+/** The oldest instant whose events are still kept. */
+export const retainedSince = () => new Date(Date.now() - EVENT_RETENTION_MS);
+
 /** The outbox row of one event; its id is the event id. */
 export function outboxRow(scope: Scope, event: DomainEvent): OutboxRow {
   return {

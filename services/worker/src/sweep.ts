@@ -1,14 +1,20 @@
+import { retainedSince } from '@worktrack/events';
 import type { WorkerDeps } from './deps';
 
 const BATCH = 500;
+/** Events pruned per statement, and statements per sweep: a bounded lock and a bounded sweep. */
+const PRUNE_BATCH = 5_000;
+const PRUNE_BATCHES = 10;
 
 /**
  * The reconciliation sweep: Postgres holds the truth and BullMQ is a cache of it. Events the API
  * could not publish (Redis down) and pending deliveries whose job was lost (a crash between commit
  * and enqueue, a job failed for stalling twice) are put back on their queues once overdue. A killed
  * worker's running jobs need no sweep: BullMQ's stalled-job check hands them to another worker.
+ * It also deletes the events past their 30 days (DECISIONS §4), once dispatched: the deliveries keep
+ * their own bodies.
  */
-export async function sweep(deps: Pick<WorkerDeps, 'db' | 'jobs'>, graceMs: number): Promise<{ events: number; deliveries: number }> {
+export async function sweep(deps: Pick<WorkerDeps, 'db' | 'jobs'>, graceMs: number): Promise<{ events: number; deliveries: number; pruned: number }> {
   const { db, jobs } = deps;
   const now = new Date();
   const cutoff = new Date(now.getTime() - graceMs);
@@ -34,5 +40,19 @@ export async function sweep(deps: Pick<WorkerDeps, 'db' | 'jobs'>, graceMs: numb
   });
   for (const delivery of deliveries) await jobs.ensureDeliveryScheduled(delivery.id, delivery.attemptCount + 1);
 
-  return { events: events.length, deliveries: deliveries.length };
+  return { events: events.length, deliveries: deliveries.length, pruned: await pruneEvents(deps.db) };
+}
+
+/** Dispatched before the retention window began, so created before it too: the dispatchedAt index finds them. */
+async function pruneEvents(db: WorkerDeps['db']): Promise<number> {
+  let pruned = 0;
+  for (let i = 0; i < PRUNE_BATCHES; i++) {
+    const deleted = await db.$executeRaw`
+      DELETE FROM "OutboxEvent" WHERE id IN (
+        SELECT id FROM "OutboxEvent" WHERE "dispatchedAt" < ${retainedSince()} LIMIT ${PRUNE_BATCH}
+      )`;
+    pruned += deleted;
+    if (deleted < PRUNE_BATCH) break;
+  }
+  return pruned;
 }

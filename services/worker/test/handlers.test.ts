@@ -9,6 +9,7 @@ import type { WorkerDeps } from '../src/deps';
 import { DeliveryMetrics } from '../src/delivery-metrics';
 import { deliveryHandler, type DeliverWebhook } from '../src/handlers/deliver-webhook';
 import { dispatchHandler, type DispatchEvent } from '../src/handlers/dispatch-event';
+import { sweep } from '../src/sweep';
 import { startReceiver } from './support/receiver';
 
 // The handlers called directly, with no worker consuming the queues, to show what makes
@@ -111,5 +112,59 @@ describe('deliver-webhook', () => {
     expect(await (await deps.jobs.deliveries.getJob(`${deliveryId}-2`))!.getState()).toBe('delayed');
     await deps.jobs.ensureDeliveryScheduled(deliveryId, 2, { now: true });
     expect(await (await deps.jobs.deliveries.getJob(`${deliveryId}-2`))!.getState()).toBe('waiting');
+  });
+});
+
+describe('the sweep', () => {
+  it('deletes dispatched events past their 30 days, and keeps the others and every delivery', async () => {
+    const org = await createOrg(h.db);
+    const webhook = await h.db.webhook.create({
+      data: {
+        id: newId('webhook'),
+        organizationId: org.organization.id,
+        mode: 'live',
+        url: 'http://127.0.0.1:1/hooks',
+        secret: 's',
+        events: ['*'],
+        status: 'disabled',
+      },
+    });
+    const daysAgo = (days: number) => new Date(Date.now() - days * 24 * 3600 * 1000);
+    const event = (createdAt: Date, dispatchedAt: Date | null) => ({
+      id: newId('event'),
+      organizationId: org.organization.id,
+      mode: 'live' as const,
+      type: 'task.created',
+      data: {},
+      createdAt,
+      dispatchedAt,
+    });
+    const expired = event(daysAgo(31), daysAgo(31));
+    const kept = event(daysAgo(29), daysAgo(29));
+    // Undispatched (a subscription wants it, so it is written so): republished by the sweep, never pruned.
+    await h.db.webhook.update({ where: { id: webhook.id }, data: { status: 'active' } });
+    const waiting = event(daysAgo(31), null);
+    await h.db.outboxEvent.createMany({ data: [expired, kept, waiting] });
+    await h.db.webhook.update({ where: { id: webhook.id }, data: { status: 'disabled' } });
+    const delivery = await h.db.delivery.create({
+      data: {
+        id: newId('delivery'),
+        organizationId: org.organization.id,
+        mode: 'live',
+        webhookId: webhook.id,
+        eventId: expired.id,
+        eventType: 'task.created',
+        body: '{}',
+        status: 'succeeded',
+      },
+    });
+
+    const { pruned } = await sweep(deps, 10_000);
+
+    expect(pruned).toBeGreaterThanOrEqual(1);
+    const left = await h.db.outboxEvent.findMany({ where: { id: { in: [expired.id, kept.id, waiting.id] } }, select: { id: true } });
+    expect(left.map((e) => e.id).sort()).toEqual([kept.id, waiting.id].sort());
+    expect(await h.db.delivery.findUnique({ where: { id: delivery.id } })).not.toBeNull();
+    expect(await deps.jobs.events.getJob(waiting.id)).toBeDefined();
   });
 });

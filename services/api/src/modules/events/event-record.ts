@@ -3,11 +3,6 @@ import type { OutboxEvent } from '@worktrack/db';
 import { EVENT_TYPES } from '@worktrack/events';
 import { out } from '../../http/record-fields';
 
-/** DECISIONS §4: events are kept, and readable, for 30 days. */
-const EVENT_RETENTION_MS = 30 * 24 * 3600 * 1000;
-
-export const retainedSince = () => new Date(Date.now() - EVENT_RETENTION_MS);
-
 export interface EventRecord {
   id: string;
   type: string;

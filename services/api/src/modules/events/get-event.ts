@@ -1,7 +1,8 @@
 import { scoped } from '@worktrack/db';
 import { notFound } from '../../http/errors';
 import { defineRoute } from '../../http/route';
-import { eventRecordSchema, retainedSince, toEventRecord } from './event-record';
+import { retainedSince } from '@worktrack/events';
+import { eventRecordSchema, toEventRecord } from './event-record';
 import { eventParams } from './event-schemas';
 
 export const getEvent = defineRoute({

@@ -2,7 +2,8 @@ import { scoped } from '@worktrack/db';
 import { prismaWindow } from '../../http/keyset';
 import { pageOf, paginate } from '../../http/pagination';
 import { defineRoute } from '../../http/route';
-import { eventRecordSchema, retainedSince, toEventRecord } from './event-record';
+import { retainedSince } from '@worktrack/events';
+import { eventRecordSchema, toEventRecord } from './event-record';
 import { eventOrder, listEventsQuery } from './event-schemas';
 
 /** Lets a client catch up on what it missed without a webhook: the tenant's events of the last 30 days. */
