@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { Client } from 'pg';
 import request from 'supertest';
 import { verify } from '@octokit/webhooks-methods';
 import type { Role } from '@worktrack/db';
@@ -425,6 +426,35 @@ describe('removing a member', () => {
     expectError(await accept({ token: sent.token, name: 'Orphan' }), 400, 'invalid_request', 'token');
     expect((await as(h.app, owner.liveKey).get('/v1/members/invitations')).body.data.map((i: { id: string }) => i.id)).toEqual([kept.id]);
     expect((await accept({ token: kept.token, name: 'Welcome' })).status).toBe(201);
+  });
+
+  it('refuses an invitation its inviter sends while the removal commits (401), and none survives', async () => {
+    const owner = await createOrg(h.db);
+    const inviter = await addMember(h.db, owner, { role: 'admin' });
+    // The removal under way: the membership lock held and the membership deleted, not yet committed.
+    const removal = new Client({ connectionString: process.env.DATABASE_URL });
+    await removal.connect();
+    try {
+      await removal.query('BEGIN');
+      await removal.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`memberships:${owner.organization.id}`]);
+      await removal.query('DELETE FROM "Membership" WHERE "organizationId" = $1 AND "userId" = $2', [owner.organization.id, inviter.userId]);
+      await removal.query('UPDATE "ApiKey" SET "revokedAt" = now() WHERE "userId" = $1', [inviter.userId]);
+      const sent = as(h.app, inviter.key)
+        .post('/v1/members/invite', { email: freshEmail(), role: 'member' })
+        .then((res) => res);
+      // The invite, authenticated before the removal commits, waits for the membership lock.
+      await waitFor(async () => {
+        const { rows } = await removal.query(
+          `SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND wait_event = 'advisory'`,
+        );
+        return rows[0];
+      });
+      await removal.query('COMMIT');
+      expectError(await sent, 401, 'unauthenticated');
+    } finally {
+      await removal.end();
+    }
+    expect(await h.db.invitation.count({ where: { invitedById: inviter.userId } })).toBe(0);
   });
 });
 

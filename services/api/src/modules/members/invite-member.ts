@@ -4,7 +4,7 @@ import { conflict } from '../../http/errors';
 import { defineRoute } from '../../http/route';
 import { newInvitationSchema, toInvitationRecord } from './invitation-record';
 import { inviteBody } from './member-schemas';
-import { assertKeyCanGrant } from './membership-rules';
+import { assertKeyCanGrant, lockCallerMembership } from './membership-rules';
 
 const INVITATION_TTL_MS = 7 * 24 * 3600 * 1000;
 
@@ -26,19 +26,23 @@ export const inviteMember = defineRoute({
   location: (invitation) => `/members/invitations/${invitation.id}`,
   handler: async ({ body, tenant, deps }) => {
     assertKeyCanGrant(tenant, body.role);
-    const existing = await deps.db.membership.findFirst({ where: { organizationId: tenant.organizationId, user: { email: body.email } } });
-    if (existing) throw conflict(`${body.email} is already a member`, 'email');
     const token = `invtok_${randomBytes(32).toString('base64url')}`;
-    const invitation = await deps.db.invitation.create({
-      data: {
-        id: newId('invitation'),
-        organizationId: tenant.organizationId,
-        email: body.email,
-        role: body.role,
-        tokenHash: hashInvitationToken(token),
-        invitedById: tenant.userId,
-        expiresAt: new Date(Date.now() + INVITATION_TTL_MS),
-      },
+    const invitation = await deps.db.$transaction(async (tx) => {
+      // A removal of the inviter revokes the invitations they sent: one made meanwhile must not survive it.
+      await lockCallerMembership(tx, tenant);
+      const existing = await tx.membership.findFirst({ where: { organizationId: tenant.organizationId, user: { email: body.email } } });
+      if (existing) throw conflict(`${body.email} is already a member`, 'email');
+      return tx.invitation.create({
+        data: {
+          id: newId('invitation'),
+          organizationId: tenant.organizationId,
+          email: body.email,
+          role: body.role,
+          tokenHash: hashInvitationToken(token),
+          invitedById: tenant.userId,
+          expiresAt: new Date(Date.now() + INVITATION_TTL_MS),
+        },
+      });
     });
     return { ...toInvitationRecord(invitation), token };
   },

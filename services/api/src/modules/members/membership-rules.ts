@@ -1,6 +1,6 @@
 import type { Db, Role, Tx } from '@worktrack/db';
 import type { Tenant } from '../../http/auth';
-import { conflict, forbidden, notFound } from '../../http/errors';
+import { ApiError, conflict, forbidden, notFound } from '../../http/errors';
 import { roleExceeds } from '../../http/permissions';
 import type { Member } from './member-record';
 
@@ -29,12 +29,20 @@ export function findMember(db: Db | Tx, organizationId: string, userId: string):
 }
 
 /**
- * The organization's member, with its memberships locked for the rest of the transaction
- * (`lockMemberships`), or a 404 naming `userId`.
+ * Takes the organization's membership lock for the rest of the transaction (`lockMemberships`) and
+ * checks the caller is still a member: a request authenticated just before its user's removal
+ * committed waits for it here, then is refused as that user's revoked keys are (401), so nothing it
+ * writes outlives the removal.
  */
-export async function lockMember(tx: Tx, organizationId: string, userId: string): Promise<Member> {
-  await lockMemberships(tx, organizationId);
-  const member = await findMember(tx, organizationId, userId);
+export async function lockCallerMembership(tx: Tx, tenant: Tenant): Promise<void> {
+  await lockMemberships(tx, tenant.organizationId);
+  if (!(await findMember(tx, tenant.organizationId, tenant.userId))) throw new ApiError('unauthenticated', 'Invalid API key');
+}
+
+/** The organization's member, once the caller's membership is locked and checked, or a 404 naming `userId`. */
+export async function lockMember(tx: Tx, tenant: Tenant, userId: string): Promise<Member> {
+  await lockCallerMembership(tx, tenant);
+  const member = await findMember(tx, tenant.organizationId, userId);
   if (!member) throw notFound('userId', 'No such member');
   return member;
 }

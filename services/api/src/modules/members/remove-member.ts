@@ -25,7 +25,7 @@ export const removeMember = defineRoute({
   response: null,
   handler: async ({ params, tenant, deps }) => {
     await commitWithEvents(deps, memberEventScope(tenant.organizationId), async (tx) => {
-      const existing = await lockMember(tx, tenant.organizationId, params.userId);
+      const existing = await lockMember(tx, tenant, params.userId);
       if (existing.role === 'admin') await assertNotLastAdmin(tx, tenant.organizationId);
       await tx.membership.delete({ where: memberKey(existing.organizationId, existing.userId) });
       await tx.apiKey.updateMany({

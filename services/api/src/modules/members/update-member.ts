@@ -22,7 +22,7 @@ export const updateMember = defineRoute({
   handler: async ({ params, body, tenant, deps }) => {
     assertKeyCanGrant(tenant, body.role);
     const member = await commitWithEvents(deps, memberEventScope(tenant.organizationId), async (tx) => {
-      const existing = await lockMember(tx, tenant.organizationId, params.userId);
+      const existing = await lockMember(tx, tenant, params.userId);
       if (existing.role === body.role) return { result: toMemberRecord(existing), events: [] };
       if (existing.role === 'admin') await assertNotLastAdmin(tx, tenant.organizationId);
       const updated = toMemberRecord(
