@@ -1,4 +1,5 @@
-import { Prisma, type Db, type Scope } from '@worktrack/db';
+import type { Db, Scope } from '@worktrack/db';
+import { taskConditions } from './task-filters';
 import type { TaskFilters } from './task-schemas';
 
 type CountFilters = Pick<TaskFilters, 'projectId' | 'status' | 'priority' | 'assigneeId'>;
@@ -15,23 +16,16 @@ function countedFilters(filters: TaskFilters): CountFilters | undefined {
 
 /**
  * The exact number of the tenant's tasks that pass the filters: a sum over the few count rows that
- * match when the filters allow it (the same transaction that wrote a task wrote its count), else
- * `countAll`, which counts the tasks.
+ * match when the filters allow it (the same statement that wrote a task wrote its count), else
+ * `countAll`, which counts the tasks. The count rows are read with the tasks' own conditions, their
+ * unassigned `''` shown as null, so the filters mean the same over both.
  */
 export async function countTasks(db: Db, scope: Scope, filters: TaskFilters, countAll: () => Promise<number>): Promise<number> {
   const counted = countedFilters(filters);
   if (!counted) return countAll();
   const [{ total }] = await db.$queryRaw<[{ total: number }]>`
-    SELECT coalesce(sum(count), 0)::int AS total FROM "TaskCount" WHERE ${countConditions(scope, counted)}`;
+    SELECT coalesce(sum(count), 0)::int AS total
+    FROM (SELECT "organizationId", mode, "projectId", status, priority, NULLIF("assigneeId", '') AS "assigneeId", count FROM "TaskCount") AS counts
+    WHERE ${taskConditions(scope, counted)}`;
   return total;
-}
-
-function countConditions(scope: Scope, filters: CountFilters): Prisma.Sql {
-  const conditions = [Prisma.sql`"organizationId" = ${scope.organizationId}`, Prisma.sql`mode = ${scope.mode}::"Mode"`];
-  if (filters.projectId) conditions.push(Prisma.sql`"projectId" = ${filters.projectId}`);
-  if (filters.status) conditions.push(Prisma.sql`status = ANY(${filters.status}::"TaskStatus"[])`);
-  if (filters.priority) conditions.push(Prisma.sql`priority = ANY(${filters.priority}::"Priority"[])`);
-  // The counts file unassigned tasks under ''.
-  if (filters.assigneeId) conditions.push(Prisma.sql`"assigneeId" = ANY(${filters.assigneeId.map((id) => (id === 'none' ? '' : id))}::text[])`);
-  return Prisma.join(conditions, ' AND ');
 }
