@@ -4,7 +4,8 @@ export interface Sample {
   value: number;
 }
 
-const SAMPLE = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(.*)\})? (-?(?:\d+(?:\.\d+)?(?:e[+-]?\d+)?|NaN|\+Inf|-Inf))(?: -?\d+)?$/;
+// Values are Go floats, whose NaN and Inf are case-insensitive (prom-client writes `Nan` for an empty event-loop lag).
+const SAMPLE = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(.*)\})? (-?(?:\d+(?:\.\d+)?(?:e[+-]?\d+)?|[Nn][Aa][Nn]|[+-][Ii][Nn][Ff]))(?: -?\d+)?$/;
 const LABEL = /([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"/g;
 
 /** Parses Prometheus's text exposition format strictly: a line that is neither a comment nor a sample fails. */
@@ -16,8 +17,14 @@ export function parsePrometheus(text: string): Sample[] {
       const match = SAMPLE.exec(line);
       if (!match) throw new Error(`not a Prometheus sample line: ${line}`);
       const labels = Object.fromEntries([...(match[2] ?? '').matchAll(LABEL)].map((m) => [m[1]!, m[2]!]));
-      return { name: match[1]!, labels, value: Number(match[3]) };
+      return { name: match[1]!, labels, value: goFloat(match[3]!) };
     });
+}
+
+function goFloat(text: string): number {
+  const infinite = /^([+-])inf$/i.exec(text);
+  if (infinite) return infinite[1] === '-' ? -Infinity : Infinity;
+  return /^nan$/i.test(text) ? Number.NaN : Number(text);
 }
 
 /** The value of the first sample of that name whose labels include these, or undefined. */

@@ -1,5 +1,13 @@
 export { createDatabase, createDb, lockScopedRow, type Database, type Db, type LockableTable, type SqlPool, type Tx } from './client';
-export { claimDeliveries, recordAttempts, type AttemptClaim, type AttemptRecord, type ClaimedDelivery } from './statements/deliveries';
+export {
+  claimDeliveries,
+  firstAttemptsPending,
+  recordAttempts,
+  type AttemptClaim,
+  type AttemptRecord,
+  type ClaimedDelivery,
+  type FirstAttempt,
+} from './statements/deliveries';
 export { fanOutEvents, undispatchedEvents, type EventToDispatch, type NewDelivery } from './statements/outbox-events';
 export { insertTaskWithEvent, type OutboxInsert } from './statements/tasks';
 export { newId, ID_PREFIXES, type IdKind } from './ids';

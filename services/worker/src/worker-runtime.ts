@@ -1,8 +1,9 @@
 import { DelayedError, Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
+import pLimit from 'p-limit';
 import { jobs as catalog, validatePayload } from '@worktrack/queue';
 import type { DeliveryPolicy, WorkerDeps } from './deps';
-import { deliveryHandler } from './handlers/deliver-webhook';
+import { deliveryHandler, type DeliverWebhook } from './handlers/deliver-webhook';
 import { dispatchHandler } from './handlers/dispatch-event';
 import { sweep } from './sweep';
 
@@ -31,8 +32,11 @@ export function startWorkerRuntime(deps: WorkerDeps, options: WorkerRuntimeOptio
     // A job is given back at the first check after its lock lapsed, having been marked at the check before.
     stalledInterval: options.lockDurationMs / 2,
   };
-  const dispatchEvent = dispatchHandler(deps);
-  const deliverWebhook = deliveryHandler(deps, options.policy);
+  // Attempts in flight, whether a fan-out's first attempts or retries' delivery jobs: `concurrency` in all.
+  const attemptSlots = pLimit(options.concurrency);
+  const deliver = deliveryHandler(deps, options.policy);
+  const deliverWebhook: DeliverWebhook = (payload) => attemptSlots(() => deliver(payload));
+  const dispatchEvent = dispatchHandler(deps, deliverWebhook);
   const events = new Worker(catalog.dispatchEvent.queue, async (job) => dispatchEvent(validatePayload(catalog.dispatchEvent.schema, job.data)), {
     ...common,
     concurrency: options.concurrency,

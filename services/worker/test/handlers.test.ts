@@ -17,6 +17,8 @@ import { startReceiver } from './support/receiver';
 let h: Harness;
 let deps: WorkerDeps;
 let dispatchEvent: DispatchEvent;
+/** A fan-out that leaves the first attempts to the test, as a worker killed right after its fan-out committed. */
+let fanOutOnly: DispatchEvent;
 let deliverWebhook: DeliverWebhook;
 let producer: ReturnType<typeof createRedisConnection>;
 const policy = { retryDelaysMs: [60_000], claimMs: 5_000 };
@@ -32,8 +34,9 @@ beforeAll(() => {
     logger: createLogger('silent', 'test'),
     metrics: new DeliveryMetrics(createMetricsRegistry()),
   };
-  dispatchEvent = dispatchHandler(deps);
   deliverWebhook = deliveryHandler(deps, policy);
+  dispatchEvent = dispatchHandler(deps, deliverWebhook);
+  fanOutOnly = dispatchHandler(deps, async () => undefined);
 });
 afterAll(async () => {
   await deps.jobs.close();
@@ -53,11 +56,59 @@ async function subscribedEvent(url: string) {
 describe('dispatch-event', () => {
   it('fans an event out once, however often it is dispatched', async () => {
     const { webhookId, eventId } = await subscribedEvent('http://127.0.0.1:9/never');
-    const counts = await Promise.all([dispatchEvent({ eventId }), dispatchEvent({ eventId })]);
+    const counts = await Promise.all([fanOutOnly({ eventId }), fanOutOnly({ eventId })]);
     expect(counts.sort()).toEqual([0, 1]);
-    expect(await dispatchEvent({ eventId })).toBe(0);
+    expect(await fanOutOnly({ eventId })).toBe(0);
     expect(await h.db.delivery.count({ where: { webhookId } })).toBe(1);
     expect((await h.db.outboxEvent.findUniqueOrThrow({ where: { id: eventId } })).dispatchedAt).not.toBeNull();
+  });
+
+  it('makes the first attempt itself, with no delivery job', async () => {
+    const receiver = await startReceiver();
+    try {
+      const { webhookId, eventId } = await subscribedEvent(receiver.url);
+      expect(await dispatchEvent({ eventId })).toBe(1);
+      const delivery = await h.db.delivery.findFirstOrThrow({ where: { webhookId }, include: { attempts: true } });
+      expect(delivery).toMatchObject({ status: 'succeeded', attemptCount: 1 });
+      expect(delivery.attempts.map((a) => a.attemptNumber)).toEqual([1]);
+      expect(receiver.received).toHaveLength(1);
+      expect(await deps.jobs.deliveries.getJob(`${delivery.id}-1`)).toBeUndefined();
+    } finally {
+      await receiver.close();
+    }
+  });
+
+  it('run again for an event fanned out by a worker that died, makes the first attempts it left, once', async () => {
+    const receiver = await startReceiver();
+    try {
+      const { webhookId, eventId } = await subscribedEvent(receiver.url);
+      await fanOutOnly({ eventId });
+      expect(await dispatchEvent({ eventId })).toBe(0);
+      expect(await h.db.delivery.findFirstOrThrow({ where: { webhookId } })).toMatchObject({ status: 'succeeded', attemptCount: 1 });
+      expect(await dispatchEvent({ eventId })).toBe(0);
+      expect(receiver.received).toHaveLength(1);
+    } finally {
+      await receiver.close();
+    }
+  });
+
+  it("run again while the dead worker's claim on a first attempt runs, leaves the attempt to a job due when the claim ends", async () => {
+    const receiver = await startReceiver();
+    try {
+      const { webhookId, eventId } = await subscribedEvent(receiver.url);
+      await fanOutOnly({ eventId });
+      const { id: deliveryId } = await h.db.delivery.update({
+        where: { eventId_webhookId: { eventId, webhookId } },
+        data: { lockedUntil: new Date(Date.now() + 60_000) },
+      });
+      await dispatchEvent({ eventId });
+      const job = (await deps.jobs.deliveries.getJob(`${deliveryId}-1`))!;
+      expect(await job.getState()).toBe('delayed');
+      expect(job.opts.delay).toBeGreaterThan(55_000);
+      expect(receiver.received).toHaveLength(0);
+    } finally {
+      await receiver.close();
+    }
   });
 });
 
@@ -66,7 +117,7 @@ describe('deliver-webhook', () => {
     const receiver = await startReceiver();
     try {
       const { webhookId, eventId } = await subscribedEvent(receiver.url);
-      await dispatchEvent({ eventId });
+      await fanOutOnly({ eventId });
       const delivery = await h.db.delivery.findFirstOrThrow({ where: { webhookId } });
       const runs = await Promise.all([deliverWebhook({ deliveryId: delivery.id, attempt: 1 }), deliverWebhook({ deliveryId: delivery.id, attempt: 1 })]);
       expect(runs).toContainEqual(undefined);
@@ -88,7 +139,7 @@ describe('deliver-webhook', () => {
     const receiver = await startReceiver(() => ({ status: 500 }));
     try {
       const { webhookId, eventId } = await subscribedEvent(receiver.url);
-      await dispatchEvent({ eventId });
+      await fanOutOnly({ eventId });
       const { id: deliveryId } = await h.db.delivery.findFirstOrThrow({ where: { webhookId } });
       await deliverWebhook({ deliveryId, attempt: 1 });
       expect(await h.db.delivery.findUniqueOrThrow({ where: { id: deliveryId } })).toMatchObject({ status: 'pending', attemptCount: 1, lockedUntil: null });

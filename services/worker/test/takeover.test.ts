@@ -147,8 +147,9 @@ describe('a worker killed between a POST and the group write recording it', () =
         );
         return rows[0];
       });
-      // The job is not complete while its write has not committed.
-      expect(await (await h.deps.jobs.deliveries.getJob(`${deliveryId}-1`))!.getState()).toBe('active');
+      // The job making the first attempt, its event's, is not complete while its write has not committed.
+      const { eventId } = await h.db.delivery.findUniqueOrThrow({ where: { id: deliveryId } });
+      expect(await (await h.deps.jobs.events.getJob(eventId!))!.getState()).toBe('active');
 
       // The crash: the process and its database sessions die before the write commits.
       doomed.kill('SIGKILL');

@@ -63,6 +63,29 @@ export async function claimDeliveries(pool: SqlPool, claims: AttemptClaim[], cla
   return rows;
 }
 
+/** A delivery whose first attempt is still to be made. */
+export interface FirstAttempt {
+  eventId: string;
+  deliveryId: string;
+}
+
+const FIRST_ATTEMPTS_PENDING = {
+  name: 'deliveries.first-attempts-pending',
+  text: `
+    SELECT "eventId", id AS "deliveryId" FROM "Delivery"
+    WHERE "eventId" = ANY ($1::text[]) AND status = 'pending' AND "attemptCount" = 0
+    ORDER BY id`,
+};
+
+/**
+ * The deliveries of these (dispatched) events whose first attempt has not been recorded: those of a
+ * worker killed after its fan-out committed, for the dispatcher that takes its event over.
+ */
+export async function firstAttemptsPending(pool: SqlPool, eventIds: string[]): Promise<FirstAttempt[]> {
+  const { rows } = await pool.query<FirstAttempt>({ ...FIRST_ATTEMPTS_PENDING, values: [eventIds] });
+  return rows;
+}
+
 /** One attempt as it is recorded, with what follows it. */
 export interface AttemptRecord {
   attemptId: string;
