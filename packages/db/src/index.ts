@@ -8,7 +8,7 @@ export {
   type ClaimedDelivery,
   type FirstAttempt,
 } from './statements/deliveries';
-export { fanOutEvents, undispatchedEvents, type EventToDispatch, type NewDelivery } from './statements/outbox-events';
+export { fanOutEvents, undispatchedEvents, type EventToDispatch, type FannedOutDelivery, type NewDelivery } from './statements/outbox-events';
 export { insertTaskWithEvent, type OutboxInsert } from './statements/tasks';
 export { newId, ID_PREFIXES, type IdKind } from './ids';
 export { scoped, type Scope } from './scope';

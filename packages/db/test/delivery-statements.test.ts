@@ -1,4 +1,14 @@
-import { claimDeliveries, createDatabase, fanOutEvents, newId, recordAttempts, undispatchedEvents, type AttemptRecord, type Database } from '../src/index';
+import {
+  claimDeliveries,
+  createDatabase,
+  fanOutEvents,
+  firstAttemptsPending,
+  newId,
+  recordAttempts,
+  undispatchedEvents,
+  type AttemptRecord,
+  type Database,
+} from '../src/index';
 import { Pool } from 'pg';
 import { createOrg, type TestOrg } from '../../../services/api/test/support/harness';
 
@@ -41,15 +51,60 @@ describe('fanOutEvents', () => {
     );
     expect(found.flatMap((e) => e.webhookIds)).not.toContain(tasksOnly.id);
 
-    const deliveries = found.flatMap((e) => e.webhookIds.map((webhookId) => ({ id: newId('delivery'), eventId: e.id, webhookId, body: `{"e":"${e.id}"}` })));
+    const deliveries = found.flatMap((e) =>
+      e.webhookIds.map((webhookId) => ({ id: newId('delivery'), eventId: e.id, webhookId, body: `{"e":"${e.id}"}`, claim: false })),
+    );
     const again = deliveries.map((d) => ({ ...d, id: newId('delivery') }));
     const [inserted, raced] = await Promise.all([
-      fanOutEvents(database.pool, [first.id, second.id], deliveries),
-      fanOutEvents(database.pool, [second.id, first.id], again),
+      fanOutEvents(database.pool, [first.id, second.id], deliveries, CLAIM_MS),
+      fanOutEvents(database.pool, [second.id, first.id], again, CLAIM_MS),
     ]);
     expect([inserted, raced].map((ids) => ids.length).sort()).toEqual([0, 4]);
     expect(await database.db.delivery.count({ where: { eventId: { in: [first.id, second.id] } } })).toBe(4);
     expect(await undispatchedEvents(database.pool, [first.id, second.id])).toEqual([]);
+  });
+
+  it('leases the first attempts asked for, as claimDeliveries would, unless the subscription was disabled meanwhile', async () => {
+    const [leased, unleased, disabledMeanwhile] = [await webhook(['project.created']), await webhook(['project.created']), await webhook(['project.created'])];
+    const created = await event();
+    await database.db.webhook.update({ where: { id: disabledMeanwhile.id }, data: { status: 'disabled' } });
+    const asked = [
+      { id: newId('delivery'), eventId: created.id, webhookId: leased.id, body: '{"leased":true}', claim: true },
+      { id: newId('delivery'), eventId: created.id, webhookId: unleased.id, body: '{}', claim: false },
+      { id: newId('delivery'), eventId: created.id, webhookId: disabledMeanwhile.id, body: '{}', claim: true },
+    ];
+
+    const fannedOut = await fanOutEvents(database.pool, [created.id], asked, CLAIM_MS);
+
+    const byWebhook = new Map(fannedOut.map((d) => [asked.find((a) => a.id === d.id)!.webhookId, d]));
+    expect(byWebhook.get(leased.id)!.claimed).toEqual({
+      id: asked[0]!.id,
+      eventType: 'project.created',
+      body: '{"leased":true}',
+      test: false,
+      attemptsBeforeRecovery: 0,
+      attemptCount: 0,
+      webhookId: leased.id,
+      url: leased.url,
+      secret: leased.secret,
+      previousSecret: null,
+      previousSecretExpiresAt: null,
+      eventCreatedAt: created.createdAt,
+    });
+    expect(byWebhook.get(unleased.id)!.claimed).toBeNull();
+    expect(byWebhook.get(disabledMeanwhile.id)!.claimed).toBeNull();
+    const rows = await database.db.delivery.findMany({ where: { eventId: created.id } });
+    const lockedUntil = (webhookId: string) => rows.find((r) => r.webhookId === webhookId)!.lockedUntil;
+    expect(lockedUntil(leased.id)!.getTime()).toBeGreaterThan(Date.now() + CLAIM_MS / 2);
+    expect(lockedUntil(unleased.id)).toBeNull();
+    expect(lockedUntil(disabledMeanwhile.id)).toBeNull();
+    // Leased, so no claim takes it from this worker; the unleased one is claimable as ever.
+    const claimed = await claimDeliveries(
+      database.pool,
+      asked.map((a) => ({ deliveryId: a.id, attempt: 1 })),
+      CLAIM_MS,
+    );
+    expect(claimed.map((d) => d.id)).toEqual([asked[1]!.id]);
   });
 });
 
@@ -192,11 +247,15 @@ describe('the batch statements', () => {
       await generic.query('ANALYZE "Delivery", "OutboxEvent"');
       await claimDeliveries(generic, [{ deliveryId: 'dlv_none', attempt: 1 }], CLAIM_MS);
       await undispatchedEvents(generic, ['evt_none']);
-      await fanOutEvents(generic, ['evt_none'], []);
+      await fanOutEvents(generic, ['evt_none'], [], CLAIM_MS);
+      await firstAttemptsPending(generic, ['evt_none']);
       const plans = await Promise.all(
-        [`"deliveries.claim"('{dlv_none}', '{1}', 1)`, `"outbox-events.undispatched"('{evt_none}')`, `"outbox-events.fan-out"('{evt_none}', '[]')`].map(
-          async (call) => (await generic.query<{ 'QUERY PLAN': string }>(`EXPLAIN EXECUTE ${call}`)).rows.map((row) => row['QUERY PLAN']).join('\n'),
-        ),
+        [
+          `"deliveries.claim"('{dlv_none}', '{1}', 1)`,
+          `"outbox-events.undispatched"('{evt_none}')`,
+          `"outbox-events.fan-out"('{evt_none}', '[]', 1)`,
+          `"deliveries.first-attempts-pending"('{evt_none}')`,
+        ].map(async (call) => (await generic.query<{ 'QUERY PLAN': string }>(`EXPLAIN EXECUTE ${call}`)).rows.map((row) => row['QUERY PLAN']).join('\n')),
       );
       for (const plan of plans) expect(plan).not.toMatch(/Delivery_status_nextAttemptAt_idx|OutboxEvent_dispatchedAt_createdAt_idx/);
     } finally {

@@ -1,9 +1,9 @@
 import { DelayedError, Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
-import pLimit from 'p-limit';
 import { jobs as catalog, validatePayload } from '@worktrack/queue';
+import { AttemptSlots } from './attempt-slots';
 import type { DeliveryPolicy, WorkerDeps } from './deps';
-import { deliveryHandler, type DeliverWebhook } from './handlers/deliver-webhook';
+import { deliveryHandler } from './handlers/deliver-webhook';
 import { dispatchHandler } from './handlers/dispatch-event';
 import { sweep } from './sweep';
 
@@ -32,11 +32,9 @@ export function startWorkerRuntime(deps: WorkerDeps, options: WorkerRuntimeOptio
     // A job is given back at the first check after its lock lapsed, having been marked at the check before.
     stalledInterval: options.lockDurationMs / 2,
   };
-  // Attempts in flight, whether a fan-out's first attempts or retries' delivery jobs: `concurrency` in all.
-  const attemptSlots = pLimit(options.concurrency);
-  const deliver = deliveryHandler(deps, options.policy);
-  const deliverWebhook: DeliverWebhook = (payload) => attemptSlots(() => deliver(payload));
-  const dispatchEvent = dispatchHandler(deps, deliverWebhook);
+  const slots = new AttemptSlots(options.concurrency);
+  const delivery = deliveryHandler(deps, options.policy, slots);
+  const dispatchEvent = dispatchHandler(deps, options.policy, slots, delivery);
   const events = new Worker(catalog.dispatchEvent.queue, async (job) => dispatchEvent(validatePayload(catalog.dispatchEvent.schema, job.data)), {
     ...common,
     concurrency: options.concurrency,
@@ -44,7 +42,7 @@ export function startWorkerRuntime(deps: WorkerDeps, options: WorkerRuntimeOptio
   const deliveries = new Worker(
     catalog.deliverWebhook.queue,
     async (job, token) => {
-      const held = await deliverWebhook(validatePayload(catalog.deliverWebhook.schema, job.data));
+      const held = await delivery.deliverWebhook(validatePayload(catalog.deliverWebhook.schema, job.data));
       if (held) {
         // Usually a killed worker's attempt, given back by BullMQ before the attempt's lease ended.
         await job.moveToDelayed(Date.now() + held.heldForMs, token);

@@ -4,8 +4,9 @@ import { newId } from '@worktrack/db';
 import { createMetricsRegistry } from '@worktrack/metrics';
 import { createRedisConnection, JobScheduler } from '@worktrack/queue';
 import { WebhookDeliverer } from '@worktrack/webhooks';
-import { as, createHarness, createOrg, type Harness } from '../../api/test/support/harness';
+import { as, createHarness, createOrg, waitFor, type Harness } from '../../api/test/support/harness';
 import type { WorkerDeps } from '../src/deps';
+import { AttemptSlots } from '../src/attempt-slots';
 import { DeliveryMetrics } from '../src/delivery-metrics';
 import { deliveryHandler, type DeliverWebhook } from '../src/handlers/deliver-webhook';
 import { dispatchHandler, type DispatchEvent } from '../src/handlers/dispatch-event';
@@ -34,9 +35,11 @@ beforeAll(() => {
     logger: createLogger('silent', 'test'),
     metrics: new DeliveryMetrics(createMetricsRegistry()),
   };
-  deliverWebhook = deliveryHandler(deps, policy);
-  dispatchEvent = dispatchHandler(deps, deliverWebhook);
-  fanOutOnly = dispatchHandler(deps, async () => undefined);
+  const slots = new AttemptSlots(50);
+  const delivery = deliveryHandler(deps, policy, slots);
+  deliverWebhook = delivery.deliverWebhook;
+  dispatchEvent = dispatchHandler(deps, policy, slots, delivery);
+  fanOutOnly = dispatchHandler(deps, policy, noFreeSlot(), { deliverWebhook: async () => undefined, attemptLeased: async () => undefined });
 });
 afterAll(async () => {
   await deps.jobs.close();
@@ -44,6 +47,13 @@ afterAll(async () => {
   producer.disconnect();
   await h.close();
 });
+
+/** Slots all taken, until the one there is is released. */
+function noFreeSlot(): AttemptSlots {
+  const slots = new AttemptSlots(1);
+  expect(slots.tryReserve()).toBe(true);
+  return slots;
+}
 
 async function subscribedEvent(url: string) {
   const org = await createOrg(h.db);
@@ -63,16 +73,40 @@ describe('dispatch-event', () => {
     expect((await h.db.outboxEvent.findUniqueOrThrow({ where: { id: eventId } })).dispatchedAt).not.toBeNull();
   });
 
-  it('makes the first attempt itself, with no delivery job', async () => {
+  it('makes the first attempts itself, leased by the fan-out, with no delivery job, and gives their slots back', async () => {
+    const receiver = await startReceiver();
+    try {
+      const { org, webhookId, eventId } = await subscribedEvent(receiver.url);
+      const second = (await as(h.app, org.liveKey).post('/v1/webhooks', { url: receiver.url, events: ['project.created'] })).body.id as string;
+      const slots = new AttemptSlots(2);
+      expect(await dispatchHandler(deps, policy, slots, deliveryHandler(deps, policy, slots))({ eventId })).toBe(2);
+
+      const made = await h.db.delivery.findMany({ where: { webhookId: { in: [webhookId, second] } }, include: { attempts: true } });
+      expect(made.map((d) => [d.status, d.attemptCount, d.lockedUntil, d.attempts.length])).toEqual([
+        ['succeeded', 1, null, 1],
+        ['succeeded', 1, null, 1],
+      ]);
+      expect(receiver.received).toHaveLength(2);
+      for (const d of made) expect(await deps.jobs.deliveries.getJob(`${d.id}-1`)).toBeUndefined();
+      expect([slots.tryReserve(), slots.tryReserve(), slots.tryReserve()]).toEqual([true, true, false]);
+    } finally {
+      await receiver.close();
+    }
+  });
+
+  it('leases no first attempt while no slot is free: the attempt waits for one, then claims it', async () => {
     const receiver = await startReceiver();
     try {
       const { webhookId, eventId } = await subscribedEvent(receiver.url);
-      expect(await dispatchEvent({ eventId })).toBe(1);
-      const delivery = await h.db.delivery.findFirstOrThrow({ where: { webhookId }, include: { attempts: true } });
-      expect(delivery).toMatchObject({ status: 'succeeded', attemptCount: 1 });
-      expect(delivery.attempts.map((a) => a.attemptNumber)).toEqual([1]);
+      const slots = noFreeSlot();
+      const dispatching = dispatchHandler(deps, policy, slots, deliveryHandler(deps, policy, slots))({ eventId });
+      const waiting = await waitFor(() => h.db.delivery.findFirst({ where: { webhookId } }).then((d) => d ?? undefined));
+      expect(waiting).toMatchObject({ status: 'pending', attemptCount: 0, lockedUntil: null });
+
+      slots.release();
+      expect(await dispatching).toBe(1);
+      expect(await h.db.delivery.findUniqueOrThrow({ where: { id: waiting.id } })).toMatchObject({ status: 'succeeded', attemptCount: 1 });
       expect(receiver.received).toHaveLength(1);
-      expect(await deps.jobs.deliveries.getJob(`${delivery.id}-1`)).toBeUndefined();
     } finally {
       await receiver.close();
     }

@@ -69,11 +69,12 @@ export interface FirstAttempt {
   deliveryId: string;
 }
 
+// `(...) IS TRUE` keeps the planner on the (eventId, webhookId) index, as in CLAIM.
 const FIRST_ATTEMPTS_PENDING = {
   name: 'deliveries.first-attempts-pending',
   text: `
     SELECT "eventId", id AS "deliveryId" FROM "Delivery"
-    WHERE "eventId" = ANY ($1::text[]) AND status = 'pending' AND "attemptCount" = 0
+    WHERE "eventId" = ANY ($1::text[]) AND (status = 'pending') IS TRUE AND "attemptCount" = 0
     ORDER BY id`,
 };
 

@@ -1,6 +1,7 @@
 import { claimDeliveries, newId, recordAttempts, type AttemptRecord, type ClaimedDelivery, type Db } from '@worktrack/db';
 import type { DeliverWebhookPayload } from '@worktrack/queue';
 import { buildDeliveryHeaders, type DeliveryResult } from '@worktrack/webhooks';
+import type { AttemptSlots } from '../attempt-slots';
 import type { DeliveryPolicy, WorkerDeps } from '../deps';
 import { GroupCommit } from '../group-commit';
 import { recordedResponse } from './attempt-response';
@@ -29,13 +30,24 @@ const OUTCOME_OF = { settle: 'succeeded', retry: 'retrying', fail: 'failed' } as
 
 export type DeliverWebhook = (payload: DeliverWebhookPayload) => Promise<{ heldForMs: number } | undefined>;
 
+export interface DeliveryHandler {
+  /**
+   * One attempt, in a slot: claim, sign, POST, record the attempt, then schedule the next one or
+   * settle the delivery. Resolves with `heldForMs` when another worker holds this attempt: its job
+   * must run again once that claim's lease has ended.
+   */
+  deliverWebhook: DeliverWebhook;
+  /** The first attempt of a delivery the fan-out leased, in the slot it reserved, which this gives back. */
+  attemptLeased(delivery: ClaimedDelivery): Promise<void>;
+}
+
 /**
  * The delivery handler. The claims and the attempt records of concurrent jobs are each written a
  * batch per statement (group commit), and a job completes only once its record has committed: a
  * crash between a POST and its record leaves the claim to lapse and the attempt to be made again,
  * a repeat, never a loss.
  */
-export function deliveryHandler(deps: WorkerDeps, policy: DeliveryPolicy): DeliverWebhook {
+export function deliveryHandler(deps: WorkerDeps, policy: DeliveryPolicy, slots: AttemptSlots): DeliveryHandler {
   const { db, jobs, deliverer } = deps;
   const claims = new GroupCommit<DeliverWebhookPayload, ClaimedDelivery | undefined>(async (wanted) => {
     const claimed = new Map((await claimDeliveries(deps.sql, wanted, policy.claimMs)).map((d) => [`${d.id}/${d.attemptCount + 1}`, d]));
@@ -52,18 +64,8 @@ export function deliveryHandler(deps: WorkerDeps, policy: DeliveryPolicy): Deliv
     return attempts.map(() => undefined);
   });
 
-  /**
-   * One attempt: claim, sign, POST, record the attempt, then schedule the next one or settle the
-   * delivery. Resolves with `heldForMs` when another worker holds this attempt: its job must run
-   * again once that claim's lease has ended.
-   */
-  return async function deliverWebhook(payload) {
-    const delivery = await claims.submit(payload);
-    if (!delivery) {
-      const ms = await heldForMs(db, payload);
-      return ms === undefined ? undefined : { heldForMs: ms };
-    }
-
+  /** Signs, POSTs and records the claimed attempt, then schedules the next one if it failed. */
+  async function makeAttempt(delivery: ClaimedDelivery, attempt: number): Promise<void> {
     const attemptedAt = new Date();
     const rotationActive = delivery.previousSecretExpiresAt !== null && delivery.previousSecretExpiresAt > attemptedAt;
     const headers = buildDeliveryHeaders({
@@ -76,7 +78,6 @@ export function deliveryHandler(deps: WorkerDeps, policy: DeliveryPolicy): Deliv
     });
     const result = await deliverer.deliver({ url: delivery.url, body: delivery.body, headers });
 
-    const { attempt } = payload;
     // A recovered delivery gets a fresh set of attempts: the schedule counts from the recovery.
     const decision = decideAttempt(result, { number: attempt - delivery.attemptsBeforeRecovery, test: delivery.test }, policy);
     const disableWebhook = decision.kind === 'fail' && decision.disableWebhook;
@@ -112,6 +113,25 @@ export function deliveryHandler(deps: WorkerDeps, policy: DeliveryPolicy): Deliv
     );
     if (decision.kind === 'retry') await jobs.scheduleDeliveries([{ deliveryId: delivery.id, attempt: attempt + 1, delayMs: decision.delayMs }]);
     if (disableWebhook) deps.logger.warn({ webhookId: delivery.webhookId, deliveryId: delivery.id }, 'subscription disabled after its last retry failed');
-    return undefined;
+  }
+
+  return {
+    deliverWebhook: (payload) =>
+      slots.run(async () => {
+        const delivery = await claims.submit(payload);
+        if (delivery) {
+          await makeAttempt(delivery, payload.attempt);
+          return undefined;
+        }
+        const ms = await heldForMs(db, payload);
+        return ms === undefined ? undefined : { heldForMs: ms };
+      }),
+    async attemptLeased(delivery) {
+      try {
+        await makeAttempt(delivery, 1);
+      } finally {
+        slots.release();
+      }
+    },
   };
 }
