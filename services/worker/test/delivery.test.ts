@@ -1,7 +1,7 @@
 import { verify as verifyGitHubStyle } from '@octokit/webhooks-methods';
 import { Webhook as StandardWebhook } from 'standardwebhooks';
 import { as, createHarness, createOrg, waitFor, type Harness, type TestOrg } from '../../api/test/support/harness';
-import { startReceiver, type Received } from './support/receiver';
+import { receiversClosedAfterEach, type Received } from './support/receiver';
 import { startTestWorker } from './support/worker-harness';
 
 let h: Harness;
@@ -20,11 +20,7 @@ afterAll(async () => {
   await h.close();
 });
 
-async function receiverFor(...args: Parameters<typeof startReceiver>) {
-  const receiver = await startReceiver(...args);
-  closers.push(receiver.close);
-  return receiver;
-}
+const receiverFor = receiversClosedAfterEach();
 
 async function subscribe(key: string, url: string, events: string[] = ['*'], secret = 'secret_test_secret_value') {
   const res = await as(h.app, key).post('/v1/webhooks', { url, events, secret });

@@ -11,7 +11,7 @@ import { DeliveryMetrics } from '../src/delivery-metrics';
 import { deliveryHandler, type DeliverWebhook } from '../src/handlers/deliver-webhook';
 import { dispatchHandler, type DispatchEvent } from '../src/handlers/dispatch-event';
 import { sweep } from '../src/sweep';
-import { startReceiver } from './support/receiver';
+import { receiversClosedAfterEach } from './support/receiver';
 
 // The handlers called directly, with no worker consuming the queues, to show what makes
 // duplicate and stale jobs harmless.
@@ -55,6 +55,8 @@ function noFreeSlot(): AttemptSlots {
   return slots;
 }
 
+const receiverFor = receiversClosedAfterEach();
+
 async function subscribedEvent(url: string) {
   const org = await createOrg(h.db);
   const webhookId = (await as(h.app, org.liveKey).post('/v1/webhooks', { url, events: ['project.created'] })).body.id as string;
@@ -74,121 +76,97 @@ describe('dispatch-event', () => {
   });
 
   it('makes the first attempts itself, leased by the fan-out, with no delivery job, and gives their slots back', async () => {
-    const receiver = await startReceiver();
-    try {
-      const { org, webhookId, eventId } = await subscribedEvent(receiver.url);
-      const second = (await as(h.app, org.liveKey).post('/v1/webhooks', { url: receiver.url, events: ['project.created'] })).body.id as string;
-      const slots = new AttemptSlots(2);
-      expect(await dispatchHandler(deps, policy, slots, deliveryHandler(deps, policy, slots))({ eventId })).toBe(2);
+    const receiver = await receiverFor();
+    const { org, webhookId, eventId } = await subscribedEvent(receiver.url);
+    const second = (await as(h.app, org.liveKey).post('/v1/webhooks', { url: receiver.url, events: ['project.created'] })).body.id as string;
+    const slots = new AttemptSlots(2);
+    expect(await dispatchHandler(deps, policy, slots, deliveryHandler(deps, policy, slots))({ eventId })).toBe(2);
 
-      const made = await h.db.delivery.findMany({ where: { webhookId: { in: [webhookId, second] } }, include: { attempts: true } });
-      expect(made.map((d) => [d.status, d.attemptCount, d.lockedUntil, d.attempts.length])).toEqual([
-        ['succeeded', 1, null, 1],
-        ['succeeded', 1, null, 1],
-      ]);
-      expect(receiver.received).toHaveLength(2);
-      for (const d of made) expect(await deps.jobs.deliveries.getJob(`${d.id}-1`)).toBeUndefined();
-      expect([slots.tryReserve(), slots.tryReserve(), slots.tryReserve()]).toEqual([true, true, false]);
-    } finally {
-      await receiver.close();
-    }
+    const made = await h.db.delivery.findMany({ where: { webhookId: { in: [webhookId, second] } }, include: { attempts: true } });
+    expect(made.map((d) => [d.status, d.attemptCount, d.lockedUntil, d.attempts.length])).toEqual([
+      ['succeeded', 1, null, 1],
+      ['succeeded', 1, null, 1],
+    ]);
+    expect(receiver.received).toHaveLength(2);
+    for (const d of made) expect(await deps.jobs.deliveries.getJob(`${d.id}-1`)).toBeUndefined();
+    expect([slots.tryReserve(), slots.tryReserve(), slots.tryReserve()]).toEqual([true, true, false]);
   });
 
   it('leases no first attempt while no slot is free: the attempt waits for one, then claims it', async () => {
-    const receiver = await startReceiver();
-    try {
-      const { webhookId, eventId } = await subscribedEvent(receiver.url);
-      const slots = noFreeSlot();
-      const dispatching = dispatchHandler(deps, policy, slots, deliveryHandler(deps, policy, slots))({ eventId });
-      const waiting = await waitFor(() => h.db.delivery.findFirst({ where: { webhookId } }).then((d) => d ?? undefined));
-      expect(waiting).toMatchObject({ status: 'pending', attemptCount: 0, lockedUntil: null });
+    const receiver = await receiverFor();
+    const { webhookId, eventId } = await subscribedEvent(receiver.url);
+    const slots = noFreeSlot();
+    const dispatching = dispatchHandler(deps, policy, slots, deliveryHandler(deps, policy, slots))({ eventId });
+    const waiting = await waitFor(() => h.db.delivery.findFirst({ where: { webhookId } }).then((d) => d ?? undefined));
+    expect(waiting).toMatchObject({ status: 'pending', attemptCount: 0, lockedUntil: null });
 
-      slots.release();
-      expect(await dispatching).toBe(1);
-      expect(await h.db.delivery.findUniqueOrThrow({ where: { id: waiting.id } })).toMatchObject({ status: 'succeeded', attemptCount: 1 });
-      expect(receiver.received).toHaveLength(1);
-    } finally {
-      await receiver.close();
-    }
+    slots.release();
+    expect(await dispatching).toBe(1);
+    expect(await h.db.delivery.findUniqueOrThrow({ where: { id: waiting.id } })).toMatchObject({ status: 'succeeded', attemptCount: 1 });
+    expect(receiver.received).toHaveLength(1);
   });
 
   it('run again for an event fanned out by a worker that died, makes the first attempts it left, once', async () => {
-    const receiver = await startReceiver();
-    try {
-      const { webhookId, eventId } = await subscribedEvent(receiver.url);
-      await fanOutOnly({ eventId });
-      expect(await dispatchEvent({ eventId })).toBe(0);
-      expect(await h.db.delivery.findFirstOrThrow({ where: { webhookId } })).toMatchObject({ status: 'succeeded', attemptCount: 1 });
-      expect(await dispatchEvent({ eventId })).toBe(0);
-      expect(receiver.received).toHaveLength(1);
-    } finally {
-      await receiver.close();
-    }
+    const receiver = await receiverFor();
+    const { webhookId, eventId } = await subscribedEvent(receiver.url);
+    await fanOutOnly({ eventId });
+    expect(await dispatchEvent({ eventId })).toBe(0);
+    expect(await h.db.delivery.findFirstOrThrow({ where: { webhookId } })).toMatchObject({ status: 'succeeded', attemptCount: 1 });
+    expect(await dispatchEvent({ eventId })).toBe(0);
+    expect(receiver.received).toHaveLength(1);
   });
 
   it("run again while the dead worker's claim on a first attempt runs, leaves the attempt to a job due when the claim ends", async () => {
-    const receiver = await startReceiver();
-    try {
-      const { webhookId, eventId } = await subscribedEvent(receiver.url);
-      await fanOutOnly({ eventId });
-      const { id: deliveryId } = await h.db.delivery.update({
-        where: { eventId_webhookId: { eventId, webhookId } },
-        data: { lockedUntil: new Date(Date.now() + 60_000) },
-      });
-      await dispatchEvent({ eventId });
-      const job = (await deps.jobs.deliveries.getJob(`${deliveryId}-1`))!;
-      expect(await job.getState()).toBe('delayed');
-      expect(job.opts.delay).toBeGreaterThan(55_000);
-      expect(receiver.received).toHaveLength(0);
-    } finally {
-      await receiver.close();
-    }
+    const receiver = await receiverFor();
+    const { webhookId, eventId } = await subscribedEvent(receiver.url);
+    await fanOutOnly({ eventId });
+    const { id: deliveryId } = await h.db.delivery.update({
+      where: { eventId_webhookId: { eventId, webhookId } },
+      data: { lockedUntil: new Date(Date.now() + 60_000) },
+    });
+    await dispatchEvent({ eventId });
+    const job = (await deps.jobs.deliveries.getJob(`${deliveryId}-1`))!;
+    expect(await job.getState()).toBe('delayed');
+    expect(job.opts.delay).toBeGreaterThan(55_000);
+    expect(receiver.received).toHaveLength(0);
   });
 });
 
 describe('deliver-webhook', () => {
   it('makes an attempt once when its job runs twice at the same time; the other run learns how long the claim holds', async () => {
-    const receiver = await startReceiver();
-    try {
-      const { webhookId, eventId } = await subscribedEvent(receiver.url);
-      await fanOutOnly({ eventId });
-      const delivery = await h.db.delivery.findFirstOrThrow({ where: { webhookId } });
-      const runs = await Promise.all([deliverWebhook({ deliveryId: delivery.id, attempt: 1 }), deliverWebhook({ deliveryId: delivery.id, attempt: 1 })]);
-      expect(runs).toContainEqual(undefined);
-      expect(runs).toContainEqual({ heldForMs: expect.any(Number) });
-      const held = runs.find((run) => run !== undefined)!.heldForMs;
-      expect(held).toBeGreaterThan(0);
-      expect(held).toBeLessThanOrEqual(policy.claimMs);
-      expect(await deliverWebhook({ deliveryId: delivery.id, attempt: 1 })).toBeUndefined();
-      expect(receiver.received).toHaveLength(1);
-      const settled = await h.db.delivery.findUniqueOrThrow({ where: { id: delivery.id }, include: { attempts: true } });
-      expect(settled).toMatchObject({ status: 'succeeded', attemptCount: 1, lockedUntil: null });
-      expect(settled.attempts).toHaveLength(1);
-    } finally {
-      await receiver.close();
-    }
+    const receiver = await receiverFor();
+    const { webhookId, eventId } = await subscribedEvent(receiver.url);
+    await fanOutOnly({ eventId });
+    const delivery = await h.db.delivery.findFirstOrThrow({ where: { webhookId } });
+    const runs = await Promise.all([deliverWebhook({ deliveryId: delivery.id, attempt: 1 }), deliverWebhook({ deliveryId: delivery.id, attempt: 1 })]);
+    expect(runs).toContainEqual(undefined);
+    expect(runs).toContainEqual({ heldForMs: expect.any(Number) });
+    const held = runs.find((run) => run !== undefined)!.heldForMs;
+    expect(held).toBeGreaterThan(0);
+    expect(held).toBeLessThanOrEqual(policy.claimMs);
+    expect(await deliverWebhook({ deliveryId: delivery.id, attempt: 1 })).toBeUndefined();
+    expect(receiver.received).toHaveLength(1);
+    const settled = await h.db.delivery.findUniqueOrThrow({ where: { id: delivery.id }, include: { attempts: true } });
+    expect(settled).toMatchObject({ status: 'succeeded', attemptCount: 1, lockedUntil: null });
+    expect(settled.attempts).toHaveLength(1);
   });
 
   it('makes only the next attempt of a pending delivery: a stale or an early job does nothing', async () => {
-    const receiver = await startReceiver(() => ({ status: 500 }));
-    try {
-      const { webhookId, eventId } = await subscribedEvent(receiver.url);
-      await fanOutOnly({ eventId });
-      const { id: deliveryId } = await h.db.delivery.findFirstOrThrow({ where: { webhookId } });
-      await deliverWebhook({ deliveryId, attempt: 1 });
-      expect(await h.db.delivery.findUniqueOrThrow({ where: { id: deliveryId } })).toMatchObject({ status: 'pending', attemptCount: 1, lockedUntil: null });
+    const receiver = await receiverFor(() => ({ status: 500 }));
+    const { webhookId, eventId } = await subscribedEvent(receiver.url);
+    await fanOutOnly({ eventId });
+    const { id: deliveryId } = await h.db.delivery.findFirstOrThrow({ where: { webhookId } });
+    await deliverWebhook({ deliveryId, attempt: 1 });
+    expect(await h.db.delivery.findUniqueOrThrow({ where: { id: deliveryId } })).toMatchObject({ status: 'pending', attemptCount: 1, lockedUntil: null });
 
-      expect(await deliverWebhook({ deliveryId, attempt: 1 })).toBeUndefined();
-      expect(await deliverWebhook({ deliveryId, attempt: 3 })).toBeUndefined();
-      expect(receiver.received).toHaveLength(1);
+    expect(await deliverWebhook({ deliveryId, attempt: 1 })).toBeUndefined();
+    expect(await deliverWebhook({ deliveryId, attempt: 3 })).toBeUndefined();
+    expect(receiver.received).toHaveLength(1);
 
-      await deliverWebhook({ deliveryId, attempt: 2 });
-      expect(receiver.received).toHaveLength(2);
-      const attempts = await h.db.deliveryAttempt.findMany({ where: { deliveryId }, orderBy: { attemptNumber: 'asc' } });
-      expect(attempts.map((a) => a.attemptNumber)).toEqual([1, 2]);
-    } finally {
-      await receiver.close();
-    }
+    await deliverWebhook({ deliveryId, attempt: 2 });
+    expect(receiver.received).toHaveLength(2);
+    const attempts = await h.db.deliveryAttempt.findMany({ where: { deliveryId }, orderBy: { attemptNumber: 'asc' } });
+    expect(attempts.map((a) => a.attemptNumber)).toEqual([1, 2]);
   });
 
   it('brings a delivery waiting for its retry delay forward when asked to deliver now', async () => {

@@ -66,3 +66,16 @@ export async function startReceiver(behaviour: Behaviour = () => ({ status: 200 
     },
   };
 }
+
+/** `startReceiver`, for receivers closed after each test of the file that calls this at its top level. */
+export function receiversClosedAfterEach(): typeof startReceiver {
+  const open: (() => Promise<void>)[] = [];
+  afterEach(async () => {
+    await Promise.all(open.splice(0).map((close) => close()));
+  });
+  return async (...args) => {
+    const receiver = await startReceiver(...args);
+    open.push(receiver.close);
+    return receiver;
+  };
+}
