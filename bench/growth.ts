@@ -32,6 +32,7 @@ import { cursorContext } from '../services/api/src/http/pagination';
 import { bootstrapOrganization } from '../services/api/src/modules/organizations/bootstrap-organization';
 import { taskOrder } from '../services/api/src/modules/tasks/task-order';
 import { percentile } from './receiver';
+import { runToExit } from './run-to-exit';
 
 const base = process.env.BENCH_URL ?? 'http://127.0.0.1:3000';
 const seconds = Number(process.env.BENCH_SECONDS ?? 5);
@@ -327,10 +328,4 @@ async function main() {
   }
 }
 
-main().then(
-  () => process.exit(0),
-  (err: unknown) => {
-    console.error(err);
-    process.exit(1);
-  },
-);
+runToExit(main);

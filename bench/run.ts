@@ -16,6 +16,7 @@ import { bootstrapOrganization } from '../services/api/src/modules/organizations
 import { benchHttpPaths } from './http-paths';
 import { listeningPid, measureCpu } from './proc-cpu';
 import { benchWebhooks } from './webhook-paths';
+import { runToExit } from './run-to-exit';
 
 const base = process.env.BENCH_URL ?? 'http://127.0.0.1:3000';
 const seconds = Number(process.env.BENCH_SECONDS ?? 10);
@@ -88,10 +89,4 @@ async function main() {
   await pg.end();
 }
 
-main().then(
-  () => process.exit(0),
-  (err: unknown) => {
-    console.error(err);
-    process.exit(1);
-  },
-);
+runToExit(main);
