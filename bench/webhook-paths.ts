@@ -1,4 +1,4 @@
-// Webhook deliveries: worktrack's worker (fan-out to 2 subscriptions, claim, sign, POST, record)
+// Webhook deliveries: worktrack's worker (fan-out to 2 subscriptions leasing the first attempts, sign, POST, record)
 // against a bare BullMQ job loop that signs and POSTs the same body with undici, same receiver.
 import { Queue } from 'bullmq';
 import IORedis from 'ioredis';
@@ -130,7 +130,7 @@ export async function benchWebhooks(bench: WebhookBench): Promise<void> {
     );
     const worktrack = await drain(receiver, 'worktrack', deliveries, [bench.workerPid], bench, () => inChunks(eventIds, (ids) => jobs.publishEvents(ids)));
     printTable(`Webhook deliveries (${bench.events.toLocaleString('en-US')} events x ${SUBSCRIPTIONS} subscriptions, saturated)`, 'delivery', worktrack, bare, [
-      'worktrack: outbox events published as the API does, then the worker: fan-out, claim, sign, POST, record. Baseline: jobs added with addBulk, each signing and POSTing its body.',
+      'worktrack: outbox events published as the API does, then the worker: fan-out (leasing the first attempts), sign, POST, record. Baseline: jobs added with addBulk, each signing and POSTing its body.',
     ]);
 
     // End to end: tasks created through the API as fast as it takes them, the worker delivering meanwhile.

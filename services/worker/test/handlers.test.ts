@@ -48,6 +48,18 @@ afterAll(async () => {
   await h.close();
 });
 
+/** The names of the prepared statements run on the handlers' pool from now until the returned function is called. */
+function statementsRun(): () => (string | undefined)[] {
+  const query = jest.spyOn(deps.sql, 'query');
+  return () => {
+    const names = query.mock.calls.map(([config]: unknown[]) =>
+      typeof config === 'object' && config !== null && 'name' in config ? String(config.name) : undefined,
+    );
+    query.mockRestore();
+    return names;
+  };
+}
+
 /** Slots all taken, until the one there is is released. */
 function noFreeSlot(): AttemptSlots {
   const slots = new AttemptSlots(1);
@@ -80,7 +92,9 @@ describe('dispatch-event', () => {
     const { org, webhookId, eventId } = await subscribedEvent(receiver.url);
     const second = (await as(h.app, org.liveKey).post('/v1/webhooks', { url: receiver.url, events: ['project.created'] })).body.id as string;
     const slots = new AttemptSlots(2);
+    const statements = statementsRun();
     expect(await dispatchHandler(deps, policy, slots, deliveryHandler(deps, policy, slots))({ eventId })).toBe(2);
+    expect(statements()).not.toContain('deliveries.claim');
 
     const made = await h.db.delivery.findMany({ where: { webhookId: { in: [webhookId, second] } }, include: { attempts: true } });
     expect(made.map((d) => [d.status, d.attemptCount, d.lockedUntil, d.attempts.length])).toEqual([
@@ -100,8 +114,10 @@ describe('dispatch-event', () => {
     const waiting = await waitFor(() => h.db.delivery.findFirst({ where: { webhookId } }).then((d) => d ?? undefined));
     expect(waiting).toMatchObject({ status: 'pending', attemptCount: 0, lockedUntil: null });
 
+    const statements = statementsRun();
     slots.release();
     expect(await dispatching).toBe(1);
+    expect(statements()).toContain('deliveries.claim');
     expect(await h.db.delivery.findUniqueOrThrow({ where: { id: waiting.id } })).toMatchObject({ status: 'succeeded', attemptCount: 1 });
     expect(receiver.received).toHaveLength(1);
   });
