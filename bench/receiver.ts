@@ -1,43 +1,53 @@
-// The webhook receiver both worktrack and the baseline deliver to: answers 200 and notes, per
-// arrival, how long after the body's `timestamp` it came.
-import { once } from 'node:events';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+// The webhook receiver both worktrack and the baseline deliver to (bench/receiver-process.ts, a
+// process of its own), and the load's pacing and percentiles.
+import { startChild } from './children';
+
+export interface Arrival {
+  /** When it arrived (ms since epoch). */
+  at: number;
+  /** How long after its body's timestamp. */
+  latencyMs: number;
+}
+
+export type ReceiverRequest = { id: number; op: 'count' | 'take' };
+export type ReceiverReply = { id: number; count: number } | { id: number; arrivals: Arrival[] };
 
 export interface Receiver {
   url: string;
-  /** Arrival times (ms since epoch) and latencies since the body's timestamp, since the last reset. */
-  arrivals: { at: number; latencyMs: number }[];
+  /** The arrivals since the last take, and a fresh start. */
+  take(): Promise<Arrival[]>;
   waitFor(count: number, timeoutMs?: number): Promise<void>;
-  close(): void;
+  close(): Promise<void>;
 }
 
 export async function startReceiver(): Promise<Receiver> {
-  const arrivals: Receiver['arrivals'] = [];
-  const server = http.createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      const at = Date.now();
-      const { timestamp } = JSON.parse(Buffer.concat(chunks).toString()) as { timestamp: string };
-      arrivals.push({ at, latencyMs: at - Date.parse(timestamp) });
-      res.writeHead(200).end();
-    });
+  const child = await startChild('receiver-process.ts', {}, { pin: false });
+  const { url } = child.ready as { url: string };
+  const waiting = new Map<number, (reply: ReceiverReply) => void>();
+  child.process.on('message', (reply: ReceiverReply) => {
+    waiting.get(reply.id)?.(reply);
+    waiting.delete(reply.id);
   });
-  server.keepAliveTimeout = 60_000;
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
+  let lastId = 0;
+  const ask = (op: ReceiverRequest['op']) =>
+    new Promise<ReceiverReply>((resolve) => {
+      const id = ++lastId;
+      waiting.set(id, resolve);
+      child.process.send({ id, op } satisfies ReceiverRequest);
+    });
   return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`,
-    arrivals,
+    url,
+    take: async () => ((await ask('take')) as { arrivals: Arrival[] }).arrivals,
     async waitFor(count, timeoutMs = 300_000) {
       const deadline = Date.now() + timeoutMs;
-      while (arrivals.length < count) {
-        if (Date.now() > deadline) throw new Error(`receiver: ${arrivals.length} of ${count} deliveries arrived within ${timeoutMs} ms`);
+      for (;;) {
+        const arrived = ((await ask('count')) as { count: number }).count;
+        if (arrived >= count) return;
+        if (Date.now() > deadline) throw new Error(`receiver: ${arrived} of ${count} deliveries arrived within ${timeoutMs} ms`);
         await new Promise((resolve) => setTimeout(resolve, 20));
       }
     },
-    close: () => server.close(),
+    close: () => child.stop(),
   };
 }
 

@@ -56,12 +56,12 @@ async function inChunks<T>(items: T[], add: (chunk: T[]) => Promise<unknown>): P
 }
 
 async function drain(receiver: Receiver, label: string, count: number, pids: number[], bench: WebhookBench, produce: () => Promise<void>): Promise<Measured> {
-  receiver.arrivals.length = 0;
+  await receiver.take();
   const window = await bench.cpu(pids);
   const started = Date.now();
   await produce();
   await receiver.waitFor(count);
-  const seconds = (Math.max(...receiver.arrivals.map((a) => a.at)) - started) / 1000;
+  const seconds = (Math.max(...(await receiver.take()).map((a) => a.at)) - started) / 1000;
   return { label, count, seconds, cpu: await window.stop() };
 }
 
@@ -74,13 +74,14 @@ async function atRate(
   send: () => Promise<void>,
   deliveriesPerSend: number,
 ): Promise<Measured> {
-  receiver.arrivals.length = 0;
+  await receiver.take();
   const window = await bench.cpu(pids);
   const started = Date.now();
   await paced(perSecond, bench.seconds, send);
   const count = Math.round(perSecond * bench.seconds) * deliveriesPerSend;
   await receiver.waitFor(count);
-  const latencies = receiver.arrivals.map((a) => a.latencyMs);
+  const arrivals = await receiver.take();
+  const latencies = arrivals.map((a) => a.latencyMs);
   const seconds = (Date.now() - started) / 1000;
   return { label, count, seconds, p50Ms: percentile(latencies, 50), p99Ms: percentile(latencies, 99), cpu: await window.stop() };
 }
@@ -187,6 +188,6 @@ export async function benchWebhooks(bench: WebhookBench): Promise<void> {
     await Promise.all([baselineQueue.close(), jobs.close()]);
     baselineConnection.disconnect();
     producer.disconnect();
-    receiver.close();
+    await receiver.close();
   }
 }
