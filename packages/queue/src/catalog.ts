@@ -3,9 +3,10 @@ import type { JobsOptions } from 'bullmq';
 
 /**
  * The one job catalog shared by producer (API, sweep) and consumer (worker): queue names,
- * job names, payload schemas and options. Job ids are the domain ids, so a republish of the
- * same event or delivery never creates a second job while the first is queued or retained; once
- * the job is gone, the handlers' checks in Postgres make the new one do nothing.
+ * job names, payload schemas and options. Job ids are the domain ids (a dispatch job's, its first
+ * event's), so a republish of the same events or delivery never creates a second job while the
+ * first is queued or retained; once the job is gone, the handlers' checks in Postgres make the new
+ * one do nothing.
  */
 export const QUEUE_NAMES = { events: 'events', deliveries: 'deliveries' } as const;
 
@@ -21,8 +22,15 @@ const retention: Pick<JobsOptions, 'removeOnComplete' | 'removeOnFail'> = {
   removeOnFail: { count: RETENTION.failed },
 };
 
+/**
+ * Events published together travel in one dispatch job, up to this many: a job's fixed cost in
+ * Redis and the worker (fetch, lock, completion) is paid per batch rather than per event.
+ */
+export const MAX_EVENTS_PER_JOB = 100;
+
 export interface DispatchEventPayload {
-  eventId: string;
+  /** Events published together; the job fans them out together. */
+  eventIds: string[];
 }
 
 export interface DeliverWebhookPayload {
@@ -35,9 +43,9 @@ export const jobs = {
   dispatchEvent: {
     queue: QUEUE_NAMES.events,
     name: 'dispatch-event',
-    schema: Joi.object<DispatchEventPayload>({ eventId: Joi.string().required() }),
+    schema: Joi.object<DispatchEventPayload>({ eventIds: Joi.array().items(Joi.string()).min(1).max(MAX_EVENTS_PER_JOB).required() }),
     options: { ...retention, attempts: 10, backoff: { type: 'exponential', delay: 1_000 } } satisfies JobsOptions,
-    jobId: (p: DispatchEventPayload) => p.eventId,
+    jobId: (p: DispatchEventPayload) => p.eventIds[0]!,
   },
   deliverWebhook: {
     queue: QUEUE_NAMES.deliveries,

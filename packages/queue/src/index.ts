@@ -1,4 +1,4 @@
 export { createRedisConnection } from './connection';
-export { QUEUE_NAMES, RETENTION, jobs, validatePayload, type DeliverWebhookPayload, type DispatchEventPayload } from './catalog';
+export { MAX_EVENTS_PER_JOB, QUEUE_NAMES, RETENTION, jobs, validatePayload, type DeliverWebhookPayload, type DispatchEventPayload } from './catalog';
 export { EventPublisher, type EventPublisherOptions } from './event-publisher';
 export { JobScheduler } from './job-scheduler';

@@ -1,6 +1,6 @@
 import { Queue, type Job, type JobsOptions } from 'bullmq';
 import type { Redis } from 'ioredis';
-import { jobs, validatePayload, type DispatchEventPayload } from './catalog';
+import { jobs, MAX_EVENTS_PER_JOB, validatePayload, type DispatchEventPayload } from './catalog';
 
 /**
  * Adds the catalog's jobs under their deterministic ids. Adding an id that is waiting, delayed or
@@ -20,7 +20,9 @@ export class JobScheduler {
 
   async publishEvents(eventIds: string[]): Promise<void> {
     if (eventIds.length === 0) return;
-    await this.events.addBulk(eventIds.map((eventId) => this.dispatchJob({ eventId })));
+    const batches = [];
+    for (let i = 0; i < eventIds.length; i += MAX_EVENTS_PER_JOB) batches.push(this.dispatchJob({ eventIds: eventIds.slice(i, i + MAX_EVENTS_PER_JOB) }));
+    await this.events.addBulk(batches);
   }
 
   async scheduleDeliveries(items: { deliveryId: string; attempt: number; delayMs?: number }[]): Promise<void> {
@@ -29,7 +31,7 @@ export class JobScheduler {
   }
 
   async ensureEventDispatched(eventId: string): Promise<void> {
-    const job = this.dispatchJob({ eventId });
+    const job = this.dispatchJob({ eventIds: [eventId] });
     await replaceFinished(this.events, job.opts.jobId);
     await this.events.add(job.name, job.data, job.opts);
   }

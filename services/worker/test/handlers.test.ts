@@ -80,9 +80,9 @@ async function subscribedEvent(url: string) {
 describe('dispatch-event', () => {
   it('fans an event out once, however often it is dispatched', async () => {
     const { webhookId, eventId } = await subscribedEvent('http://127.0.0.1:9/never');
-    const counts = await Promise.all([fanOutOnly({ eventId }), fanOutOnly({ eventId })]);
+    const counts = await Promise.all([fanOutOnly({ eventIds: [eventId] }), fanOutOnly({ eventIds: [eventId] })]);
     expect(counts.sort()).toEqual([0, 1]);
-    expect(await fanOutOnly({ eventId })).toBe(0);
+    expect(await fanOutOnly({ eventIds: [eventId] })).toBe(0);
     expect(await h.db.delivery.count({ where: { webhookId } })).toBe(1);
     expect((await h.db.outboxEvent.findUniqueOrThrow({ where: { id: eventId } })).dispatchedAt).not.toBeNull();
   });
@@ -93,7 +93,7 @@ describe('dispatch-event', () => {
     const second = (await as(h.app, org.liveKey).post('/v1/webhooks', { url: receiver.url, events: ['project.created'] })).body.id as string;
     const slots = new AttemptSlots(2);
     const statements = statementsRun();
-    expect(await dispatchHandler(deps, policy, slots, deliveryHandler(deps, policy, slots))({ eventId })).toBe(2);
+    expect(await dispatchHandler(deps, policy, slots, deliveryHandler(deps, policy, slots))({ eventIds: [eventId] })).toBe(2);
     expect(statements()).not.toContain('deliveries.claim');
 
     const made = await h.db.delivery.findMany({ where: { webhookId: { in: [webhookId, second] } }, include: { attempts: true } });
@@ -106,11 +106,25 @@ describe('dispatch-event', () => {
     expect([slots.tryReserve(), slots.tryReserve(), slots.tryReserve()]).toEqual([true, true, false]);
   });
 
+  it('fans the events of one job out in one statement and makes all their first attempts, once', async () => {
+    const receiver = await receiverFor();
+    const events = await Promise.all([subscribedEvent(receiver.url), subscribedEvent(receiver.url), subscribedEvent(receiver.url)]);
+    const eventIds = events.map((e) => e.eventId);
+    const statements = statementsRun();
+    expect(await dispatchEvent({ eventIds })).toBe(3);
+    expect(statements().filter((name) => name === 'outbox-events.fan-out')).toHaveLength(1);
+    expect(await h.db.delivery.findMany({ where: { eventId: { in: eventIds } }, select: { status: true } })).toEqual(
+      eventIds.map(() => ({ status: 'succeeded' })),
+    );
+    expect(await dispatchEvent({ eventIds })).toBe(0);
+    expect(receiver.received).toHaveLength(3);
+  });
+
   it('leases no first attempt while no slot is free: the attempt waits for one, then claims it', async () => {
     const receiver = await receiverFor();
     const { webhookId, eventId } = await subscribedEvent(receiver.url);
     const slots = noFreeSlot();
-    const dispatching = dispatchHandler(deps, policy, slots, deliveryHandler(deps, policy, slots))({ eventId });
+    const dispatching = dispatchHandler(deps, policy, slots, deliveryHandler(deps, policy, slots))({ eventIds: [eventId] });
     const waiting = await waitFor(() => h.db.delivery.findFirst({ where: { webhookId } }).then((d) => d ?? undefined));
     expect(waiting).toMatchObject({ status: 'pending', attemptCount: 0, lockedUntil: null });
 
@@ -125,22 +139,22 @@ describe('dispatch-event', () => {
   it('run again for an event fanned out by a worker that died, makes the first attempts it left, once', async () => {
     const receiver = await receiverFor();
     const { webhookId, eventId } = await subscribedEvent(receiver.url);
-    await fanOutOnly({ eventId });
-    expect(await dispatchEvent({ eventId })).toBe(0);
+    await fanOutOnly({ eventIds: [eventId] });
+    expect(await dispatchEvent({ eventIds: [eventId] })).toBe(0);
     expect(await h.db.delivery.findFirstOrThrow({ where: { webhookId } })).toMatchObject({ status: 'succeeded', attemptCount: 1 });
-    expect(await dispatchEvent({ eventId })).toBe(0);
+    expect(await dispatchEvent({ eventIds: [eventId] })).toBe(0);
     expect(receiver.received).toHaveLength(1);
   });
 
   it("run again while the dead worker's claim on a first attempt runs, leaves the attempt to a job due when the claim ends", async () => {
     const receiver = await receiverFor();
     const { webhookId, eventId } = await subscribedEvent(receiver.url);
-    await fanOutOnly({ eventId });
+    await fanOutOnly({ eventIds: [eventId] });
     const { id: deliveryId } = await h.db.delivery.update({
       where: { eventId_webhookId: { eventId, webhookId } },
       data: { lockedUntil: new Date(Date.now() + 60_000) },
     });
-    await dispatchEvent({ eventId });
+    await dispatchEvent({ eventIds: [eventId] });
     const job = (await deps.jobs.deliveries.getJob(`${deliveryId}-1`))!;
     expect(await job.getState()).toBe('delayed');
     expect(job.opts.delay).toBeGreaterThan(55_000);
@@ -152,7 +166,7 @@ describe('deliver-webhook', () => {
   it('makes an attempt once when its job runs twice at the same time; the other run learns how long the claim holds', async () => {
     const receiver = await receiverFor();
     const { webhookId, eventId } = await subscribedEvent(receiver.url);
-    await fanOutOnly({ eventId });
+    await fanOutOnly({ eventIds: [eventId] });
     const delivery = await h.db.delivery.findFirstOrThrow({ where: { webhookId } });
     const runs = await Promise.all([deliverWebhook({ deliveryId: delivery.id, attempt: 1 }), deliverWebhook({ deliveryId: delivery.id, attempt: 1 })]);
     expect(runs).toContainEqual(undefined);
@@ -170,7 +184,7 @@ describe('deliver-webhook', () => {
   it('makes only the next attempt of a pending delivery: a stale or an early job does nothing', async () => {
     const receiver = await receiverFor(() => ({ status: 500 }));
     const { webhookId, eventId } = await subscribedEvent(receiver.url);
-    await fanOutOnly({ eventId });
+    await fanOutOnly({ eventIds: [eventId] });
     const { id: deliveryId } = await h.db.delivery.findFirstOrThrow({ where: { webhookId } });
     await deliverWebhook({ deliveryId, attempt: 1 });
     expect(await h.db.delivery.findUniqueOrThrow({ where: { id: deliveryId } })).toMatchObject({ status: 'pending', attemptCount: 1, lockedUntil: null });

@@ -18,8 +18,8 @@ interface FannedOut {
 /**
  * The fan-out handler: an outbox event becomes a delivery row per matching active subscription, each
  * with its own deliveryId and stored body, and the job then makes each delivery's first attempt
- * itself (a delivery job is only for retries). Concurrent jobs' events are fanned out a batch per
- * statement (group commit). Marking an event dispatched and inserting its deliveries is one
+ * itself (a delivery job is only for retries). A job carries the events published together; its
+ * events and those of concurrent jobs are fanned out a batch per statement (group commit). Marking an event dispatched and inserting its deliveries is one
  * statement, and only the dispatcher that marks it inserts, so an event never fans out twice. That
  * statement also leases the first attempts for which a slot was free, so they need no claim.
  *
@@ -75,8 +75,10 @@ export function dispatchHandler(deps: WorkerDeps, policy: Pick<DeliveryPolicy, '
     if (held) await deps.jobs.scheduleDeliveries([{ deliveryId, attempt: 1, delayMs: held.heldForMs }]);
   };
 
-  return async ({ eventId }) => {
-    const { inserted, takenOver } = await fanOuts.submit(eventId);
+  return async ({ eventIds }) => {
+    const fannedOut = await Promise.all(eventIds.map((eventId) => fanOuts.submit(eventId)));
+    const inserted = fannedOut.flatMap((f) => f.inserted);
+    const takenOver = fannedOut.flatMap((f) => f.takenOver);
     const attempts = [...inserted.map(({ id, leased }) => (leased ? delivery.attemptLeased(leased) : firstAttempt(id))), ...takenOver.map(firstAttempt)];
     // Every attempt ends before the job does, even when one of them failed.
     const failed = (await Promise.allSettled(attempts)).find((r) => r.status === 'rejected');
