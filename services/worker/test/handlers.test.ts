@@ -120,6 +120,29 @@ describe('dispatch-event', () => {
     expect(receiver.received).toHaveLength(3);
   });
 
+  it("makes the first attempts of a job's other events when one event's fan-out fails, then fails, with every slot given back", async () => {
+    const receiver = await receiverFor();
+    const [made, refused] = await Promise.all([subscribedEvent(receiver.url), subscribedEvent(receiver.url)]);
+    const query = deps.sql.query.bind(deps.sql);
+    const failing = jest.spyOn(deps.sql, 'query').mockImplementation(((config: { name?: string; values?: unknown[] }, ...rest: unknown[]) => {
+      const ids = config.name === 'outbox-events.fan-out' ? (config.values![0] as string[]) : [];
+      if (ids.includes(refused!.eventId)) return Promise.reject(new Error('fan-out refused'));
+      return (query as (...args: unknown[]) => unknown)(config, ...rest);
+    }) as typeof deps.sql.query);
+    const slots = new AttemptSlots(2);
+    try {
+      await expect(dispatchHandler(deps, policy, slots, deliveryHandler(deps, policy, slots))({ eventIds: [made!.eventId, refused!.eventId] })).rejects.toThrow(
+        'fan-out refused',
+      );
+    } finally {
+      failing.mockRestore();
+    }
+    expect(await h.db.delivery.findFirstOrThrow({ where: { eventId: made!.eventId } })).toMatchObject({ status: 'succeeded', lockedUntil: null });
+    expect(await h.db.delivery.count({ where: { eventId: refused!.eventId } })).toBe(0);
+    expect(receiver.received).toHaveLength(1);
+    expect([slots.tryReserve(), slots.tryReserve()]).toEqual([true, true]);
+  });
+
   it('leases no first attempt while no slot is free: the attempt waits for one, then claims it', async () => {
     const receiver = await receiverFor();
     const { webhookId, eventId } = await subscribedEvent(receiver.url);

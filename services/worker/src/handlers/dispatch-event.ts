@@ -76,14 +76,17 @@ export function dispatchHandler(deps: WorkerDeps, policy: Pick<DeliveryPolicy, '
   };
 
   return async ({ eventIds }) => {
-    const fannedOut = await Promise.all(eventIds.map((eventId) => fanOuts.submit(eventId)));
-    const inserted = fannedOut.flatMap((f) => f.inserted);
-    const takenOver = fannedOut.flatMap((f) => f.takenOver);
-    const attempts = [...inserted.map(({ id, leased }) => (leased ? delivery.attemptLeased(leased) : firstAttempt(id))), ...takenOver.map(firstAttempt)];
-    // Every attempt ends before the job does, even when one of them failed.
-    const failed = (await Promise.allSettled(attempts)).find((r) => r.status === 'rejected');
+    const fanOutsDone = await Promise.allSettled(eventIds.map((eventId) => fanOuts.submit(eventId)));
+    const fannedOut = fanOutsDone.flatMap((done) => (done.status === 'fulfilled' ? [done.value] : []));
+    const attempts = fannedOut.flatMap(({ inserted, takenOver }) => [
+      ...inserted.map(({ id, leased }) => (leased ? delivery.attemptLeased(leased) : firstAttempt(id))),
+      ...takenOver.map(firstAttempt),
+    ]);
+    // Every attempt ends before the job does, even when another event's fan-out or attempt failed:
+    // a leased attempt left unmade would hold its slot, and its delivery, until the lease ran out.
+    const failed = [...fanOutsDone, ...(await Promise.allSettled(attempts))].find((done) => done.status === 'rejected');
     if (failed) throw failed.reason;
-    return inserted.length;
+    return fannedOut.reduce((count, { inserted }) => count + inserted.length, 0);
   };
 }
 
