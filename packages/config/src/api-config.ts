@@ -23,6 +23,8 @@ export interface ApiConfig extends CommonSettings {
   trustProxy: boolean | number | string;
   /** On SIGTERM, how long /readyz answers 503 before the server stops accepting connections. */
   drainDelayMs: number;
+  /** How long committed events' ids are gathered before they are published together. */
+  eventPublishDelayMs: number;
   /** Seals list cursors; the same on every replica, or a cursor from one is refused by another. */
   cursorSecret: string;
   /** CURSOR_SECRET was unset (outside production): a secret made at boot, so cursors die with the process. */
@@ -44,6 +46,7 @@ export const apiEnvSchema = Joi.object({
   MAX_UPLOAD_BYTES: Joi.number().integer().min(1).default(26_214_400),
   AUTH_FAILURES_PER_MINUTE: Joi.number().integer().min(1).default(100),
   DRAIN_DELAY_MS: Joi.number().integer().min(0).default(0),
+  EVENT_PUBLISH_DELAY_MS: Joi.number().integer().min(0).max(1_000).default(15),
   TRUST_PROXY: Joi.alternatives(Joi.boolean(), Joi.number().integer().min(0), Joi.string()).default(false),
   NODE_ENV: Joi.string(),
   CURSOR_SECRET: Joi.string()
@@ -73,6 +76,7 @@ export function loadApiConfig(env: NodeJS.ProcessEnv = process.env): ApiConfig {
     authFailuresPerMinute: e.AUTH_FAILURES_PER_MINUTE,
     trustProxy: e.TRUST_PROXY,
     drainDelayMs: e.DRAIN_DELAY_MS,
+    eventPublishDelayMs: e.EVENT_PUBLISH_DELAY_MS,
     cursorSecret: e.CURSOR_SECRET ?? randomBytes(32).toString('base64url'),
     cursorSecretEphemeral: e.CURSOR_SECRET === undefined,
     s3: s3Settings(e),

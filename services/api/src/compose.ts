@@ -29,7 +29,7 @@ export async function startApi(config: ApiConfig, logger: Logger): Promise<Runni
   const producer = createRedisConnection(config.redisUrl, 'producer', 'api-producer');
   const subscriber = createRedisConnection(config.redisUrl, 'subscriber', 'api-subscriber');
   const jobs = new JobScheduler(producer, config.redisPrefix, (err) => logger.warn({ err }, 'queue unavailable'));
-  const publisher = createEventPublisher(jobs, logger);
+  const publisher = createEventPublisher(jobs, logger, config.eventPublishDelayMs);
   const keyCache = new KeyCache<ResolvedKey>(KEY_CACHE_LIFETIME_MS);
   const keyRevocations = new KeyRevocations(keyCache, redis, subscriber, config.redisPrefix, logger);
   const store = createObjectStore(config.s3);

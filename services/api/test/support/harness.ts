@@ -40,7 +40,7 @@ export function createHarness(
   const producer = createRedisConnection(config.redisUrl, 'producer', 'test-producer');
   const subscriber = createRedisConnection(config.redisUrl, 'subscriber', 'test-subscriber');
   const jobs = new JobScheduler(producer, config.redisPrefix, () => undefined);
-  const publisher = createEventPublisher(jobs, logger);
+  const publisher = createEventPublisher(jobs, logger, config.eventPublishDelayMs);
   const store = createObjectStore(config.s3);
   const keyCache = new KeyCache<ResolvedKey>(keyCacheLifetimeMs);
   const keyRevocations = new KeyRevocations(keyCache, redis, subscriber, config.redisPrefix, logger);
