@@ -23,16 +23,19 @@ export interface Receiver {
 export async function startReceiver(): Promise<Receiver> {
   const child = await startChild('receiver-process.ts', {}, { pin: false });
   const { url } = child.ready as { url: string };
-  const waiting = new Map<number, (reply: ReceiverReply) => void>();
+  const waiting = new Map<number, { resolve: (reply: ReceiverReply) => void; reject: (err: Error) => void }>();
   child.process.on('message', (reply: ReceiverReply) => {
-    waiting.get(reply.id)?.(reply);
+    waiting.get(reply.id)?.resolve(reply);
     waiting.delete(reply.id);
+  });
+  child.process.once('exit', (code) => {
+    for (const { reject } of waiting.values()) reject(new Error(`the receiver exited (${code})`));
   });
   let lastId = 0;
   const ask = (op: ReceiverRequest['op']) =>
-    new Promise<ReceiverReply>((resolve) => {
+    new Promise<ReceiverReply>((resolve, reject) => {
       const id = ++lastId;
-      waiting.set(id, resolve);
+      waiting.set(id, { resolve, reject });
       child.process.send({ id, op } satisfies ReceiverRequest);
     });
   return {
