@@ -19,9 +19,10 @@ interface FannedOut {
  * The fan-out handler: an outbox event becomes a delivery row per matching active subscription, each
  * with its own deliveryId and stored body, and the job then makes each delivery's first attempt
  * itself (a delivery job is only for retries). A job carries the events published together; its
- * events and those of concurrent jobs are fanned out a batch per statement (group commit). Marking an event dispatched and inserting its deliveries is one
- * statement, and only the dispatcher that marks it inserts, so an event never fans out twice. That
- * statement also leases the first attempts for which a slot was free, so they need no claim.
+ * events and those of concurrent jobs are fanned out a batch per statement (group commit). Marking
+ * an event dispatched and inserting its deliveries is one statement, and only the dispatcher that
+ * marks it inserts, so an event never fans out twice. That statement also leases the first attempts
+ * for which a slot was free, so they need no claim.
  *
  * The job completes once its first attempts are recorded, so a killed worker's job is handed back by
  * BullMQ's stalled-job check like a delivery job; the dispatcher that runs it again finds the event
