@@ -116,3 +116,24 @@ export async function measureCpu({ pg, postgresPort, redisPid, pids }: CpuSubjec
     },
   };
 }
+
+/** Starts a window on one CPU; `stop` gives the share of it that CPU was busy (neither idle nor waiting on I/O). */
+export function measureCpuBusy(cpu: number): { stop(): number } {
+  const read = () => {
+    const ticks = readFileSync('/proc/stat', 'utf8')
+      .split('\n')
+      .find((line) => line.startsWith(`cpu${cpu} `))!
+      .trim()
+      .split(/\s+/)
+      .slice(1, 9) // user nice system idle iowait irq softirq steal; guest time is already in user
+      .map(Number);
+    return { idle: ticks[3]! + ticks[4]!, all: ticks.reduce((sum, n) => sum + n, 0) };
+  };
+  const start = read();
+  return {
+    stop() {
+      const end = read();
+      return 1 - (end.idle - start.idle) / (end.all - start.all);
+    },
+  };
+}

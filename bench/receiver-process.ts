@@ -13,8 +13,8 @@ const server = http.createServer((req, res) => {
   req.on('data', (c: Buffer) => chunks.push(c));
   req.on('end', () => {
     const at = Date.now();
-    const { timestamp } = JSON.parse(Buffer.concat(chunks).toString()) as { timestamp: string };
-    arrivals.push({ at, latencyMs: at - Date.parse(timestamp) });
+    const { timestamp, deliveryId } = JSON.parse(Buffer.concat(chunks).toString()) as { timestamp: string; deliveryId: string };
+    arrivals.push({ at, latencyMs: at - Date.parse(timestamp), deliveryId });
     res.writeHead(200).end();
   });
 });

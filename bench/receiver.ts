@@ -7,6 +7,8 @@ export interface Arrival {
   at: number;
   /** How long after its body's timestamp. */
   latencyMs: number;
+  /** The body's `deliveryId`. */
+  deliveryId: string;
 }
 
 export type ReceiverRequest = { id: number; op: 'count' | 'take' };

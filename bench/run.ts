@@ -85,6 +85,7 @@ async function main() {
     pg,
     organization: { id: hooks.id, userId: hooks.userId },
     cpu,
+    serverCpu: process.env.BENCH_SERVER_CPU === undefined ? undefined : Number(process.env.BENCH_SERVER_CPU),
   });
   await pg.end();
 }

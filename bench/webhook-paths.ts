@@ -7,8 +7,8 @@ import { request } from 'undici';
 import { newId } from '@worktrack/db';
 import { createRedisConnection, JobScheduler } from '../packages/queue/src';
 import { startChild } from './children';
-import type { CpuUse } from './proc-cpu';
-import { paced, percentile, startReceiver, type Receiver } from './receiver';
+import { measureCpuBusy, type CpuUse } from './proc-cpu';
+import { paced, percentile, startReceiver, type Arrival, type Receiver } from './receiver';
 import { cpuNote, printTable, type Measured } from './table';
 
 export interface WebhookBench {
@@ -25,6 +25,8 @@ export interface WebhookBench {
   pg: Client;
   organization: { id: string; userId: string };
   cpu(pids: number[]): Promise<{ stop(): Promise<CpuUse> }>;
+  /** The CPU the services are pinned to (BENCH_SERVER_CPU), whose busy share the paced run reports. */
+  serverCpu?: number;
 }
 
 const SUBSCRIPTIONS = 2;
@@ -73,17 +75,44 @@ async function atRate(
   bench: WebhookBench,
   send: () => Promise<void>,
   deliveriesPerSend: number,
-): Promise<Measured> {
+): Promise<{ measured: Measured; arrivals: Arrival[]; serverCpuBusy?: number }> {
   await receiver.take();
   const window = await bench.cpu(pids);
+  const busy = bench.serverCpu === undefined ? undefined : measureCpuBusy(bench.serverCpu);
   const started = Date.now();
   await paced(perSecond, bench.seconds, send);
   const count = Math.round(perSecond * bench.seconds) * deliveriesPerSend;
   await receiver.waitFor(count);
+  const serverCpuBusy = busy?.stop();
   const arrivals = await receiver.take();
   const latencies = arrivals.map((a) => a.latencyMs);
   const seconds = (Date.now() - started) / 1000;
-  return { label, count, seconds, p50Ms: percentile(latencies, 50), p99Ms: percentile(latencies, 99), cpu: await window.stop() };
+  const measured = { label, count, seconds, p50Ms: percentile(latencies, 50), p99Ms: percentile(latencies, 99), cpu: await window.stop() };
+  return { measured, arrivals, serverCpuBusy };
+}
+
+/**
+ * Splits worktrack's event-to-receiver latencies at the fan-out statement (whose start is the event's
+ * dispatchedAt): before it, the API's insert and commit, the publisher's gather, the job's pickup and
+ * the read of the event; after it, the fan-out's write, signing and the POST.
+ */
+async function splitAtFanOut(pg: Client, arrivals: Arrival[]): Promise<string> {
+  const { rows } = await pg.query<{ id: string; createdMs: number; dispatchedMs: number }>(
+    `SELECT d.id, (extract(epoch FROM e."createdAt") * 1000)::float8 AS "createdMs", (extract(epoch FROM e."dispatchedAt") * 1000)::float8 AS "dispatchedMs"
+     FROM "Delivery" d JOIN "OutboxEvent" e ON e.id = d."eventId" WHERE d.id = ANY ($1::text[])`,
+    [arrivals.map((a) => a.deliveryId)],
+  );
+  const events = new Map(rows.map((row) => [row.id, row]));
+  const before: number[] = [];
+  const after: number[] = [];
+  for (const arrival of arrivals) {
+    const event = events.get(arrival.deliveryId);
+    if (!event) continue;
+    before.push(event.dispatchedMs - event.createdMs);
+    after.push(arrival.at - event.dispatchedMs);
+  }
+  const spread = (ms: number[]) => `p50 ${Math.round(percentile(ms, 50))} ms, p99 ${Math.round(percentile(ms, 99))} ms`;
+  return `Event to fan-out statement (API insert and commit, publish gather, job pickup, event read): ${spread(before)}; fan-out statement to receiver (fan-out write, sign, POST): ${spread(after)}.`;
 }
 
 export async function benchWebhooks(bench: WebhookBench): Promise<void> {
@@ -176,10 +205,16 @@ export async function benchWebhooks(bench: WebhookBench): Promise<void> {
     printTable(
       `Event to receiver at half the end-to-end saturated rate (${rate.toLocaleString('en-US')} deliveries/s for ${bench.seconds} s)`,
       'delivery',
-      pacedWorktrack,
-      pacedBare,
+      pacedWorktrack.measured,
+      pacedBare.measured,
       [
         "worktrack: tasks created through POST /v1/tasks; latency from the event's commit time (its body's timestamp) to arrival. CPU: the worker and its Postgres backends.",
+        await splitAtFanOut(bench.pg, pacedWorktrack.arrivals),
+        ...(pacedWorktrack.serverCpuBusy === undefined
+          ? []
+          : [
+              `CPU ${bench.serverCpu} (the API's and the worker's) was ${Math.round(pacedWorktrack.serverCpuBusy * 100)}% busy meanwhile; ${Math.round(pacedBare.serverCpuBusy! * 100)}% for the bare loop.`,
+            ]),
       ],
     );
   } finally {
