@@ -46,7 +46,7 @@ export const apiEnvSchema = Joi.object({
   MAX_UPLOAD_BYTES: Joi.number().integer().min(1).default(26_214_400),
   AUTH_FAILURES_PER_MINUTE: Joi.number().integer().min(1).default(100),
   DRAIN_DELAY_MS: Joi.number().integer().min(0).default(0),
-  EVENT_PUBLISH_DELAY_MS: Joi.number().integer().min(0).max(1_000).default(15),
+  EVENT_PUBLISH_DELAY_MS: Joi.number().integer().min(0).max(1_000).default(5),
   TRUST_PROXY: Joi.alternatives(Joi.boolean(), Joi.number().integer().min(0), Joi.string()).default(false),
   NODE_ENV: Joi.string(),
   CURSOR_SECRET: Joi.string()
