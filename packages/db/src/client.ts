@@ -33,6 +33,14 @@ export function createDatabase(databaseUrl: string, { poolSize = 10 }: { poolSiz
   };
 }
 
+/**
+ * A statement built with `Prisma.sql` (its values bound, never spliced), run on the pool: for the hot
+ * reads whose SQL is composed per request, such as the lists' pages and totals.
+ */
+export async function queryOnPool<Row>(pool: SqlPool, statement: Prisma.Sql): Promise<Row[]> {
+  return (await pool.query(statement.text, statement.values)).rows as Row[];
+}
+
 /** Prisma alone, for tools that need no hot statement. */
 export function createDb(databaseUrl: string, options: { poolSize?: number } = {}): Db {
   const adapter = new PrismaPg({ connectionString: databaseUrl, max: options.poolSize ?? 10, connectionTimeoutMillis: 5_000 });

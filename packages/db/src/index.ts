@@ -1,4 +1,4 @@
-export { createDatabase, createDb, lockScopedRow, type Database, type Db, type LockableTable, type SqlPool, type Tx } from './client';
+export { createDatabase, createDb, lockScopedRow, queryOnPool, type Database, type Db, type LockableTable, type SqlPool, type Tx } from './client';
 export {
   claimDeliveries,
   firstAttemptsPending,

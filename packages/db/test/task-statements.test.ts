@@ -1,4 +1,4 @@
-import { createDatabase, insertTaskWithEvent, newId, type Database, type Mode, type Task } from '../src/index';
+import { createDatabase, insertTaskWithEvent, newId, Prisma, queryOnPool, type Database, type Mode, type Task } from '../src/index';
 import { addMember, createOrg, type TestOrg } from '../../../services/api/test/support/harness';
 
 let database: Database;
@@ -116,3 +116,16 @@ async function createOrgProject() {
   const other = await createOrg(database.db);
   return database.db.project.create({ data: { id: newId('project'), organizationId: other.organization.id, mode: 'live', name: 'Theirs' } });
 }
+
+describe('queryOnPool', () => {
+  it("reads what Prisma's $queryRaw reads for the same statement: timestamps, JSON, enums, nulls and bound values", async () => {
+    const t = task({ title: "it's; DROP TABLE \"Task\"" });
+    await insertTaskWithEvent(database.pool, t, eventFor(t));
+    const statement = Prisma.sql`SELECT *, count(*) OVER ()::int AS total FROM "Task" WHERE id = ${t.id} AND title = ${t.title} AND status = ANY(${['in_progress', 'done']}::"TaskStatus"[])`;
+
+    const rows = await queryOnPool<Task & { total: number }>(database.pool, statement);
+
+    expect(rows).toEqual([{ ...t, total: 1 }]);
+    expect(rows).toEqual(await database.db.$queryRaw(statement));
+  });
+});

@@ -1,4 +1,4 @@
-import { Prisma, type Db } from '@worktrack/db';
+import { Prisma, queryOnPool, type SqlPool } from '@worktrack/db';
 import type { Window } from './pagination';
 
 /**
@@ -30,10 +30,11 @@ export function pageSql(table: string, conditions: Prisma.Sql, field: SqlSortFie
 }
 
 /** The rows and total of `paginate` for a list read in SQL: a table's rows that meet the conditions. */
-export function sqlListing<F extends string, Row>(db: Db, table: string, conditions: Prisma.Sql, fields: Record<F, SqlSortField>) {
+export function sqlListing<F extends string, Row>(pool: SqlPool, table: string, conditions: Prisma.Sql, fields: Record<F, SqlSortField>) {
   return {
-    rows: (window: Window<F>) => db.$queryRaw<Row[]>(pageSql(table, conditions, fields[window.sort.field], window)),
-    total: async () => (await db.$queryRaw<{ total: number }[]>`SELECT count(*)::int AS total FROM ${Prisma.raw(`"${table}"`)} WHERE ${conditions}`)[0]!.total,
+    rows: (window: Window<F>) => queryOnPool<Row>(pool, pageSql(table, conditions, fields[window.sort.field], window)),
+    total: async () =>
+      (await queryOnPool<{ total: number }>(pool, Prisma.sql`SELECT count(*)::int AS total FROM ${Prisma.raw(`"${table}"`)} WHERE ${conditions}`))[0]!.total,
   };
 }
 

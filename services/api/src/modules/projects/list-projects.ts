@@ -22,7 +22,7 @@ export const listProjects = defineRoute({
     const conditions = Prisma.sql`"organizationId" = ${tenant.organizationId} AND mode = ${tenant.mode}::"Mode"${archived}`;
     return paginate(request, {
       order: projectOrder,
-      ...sqlListing<ProjectSortField, Project>(request.deps.db, 'Project', conditions, projectOrder.fields),
+      ...sqlListing<ProjectSortField, Project>(request.deps.sql, 'Project', conditions, projectOrder.fields),
       toRecord: toProjectRecord,
     });
   },

@@ -21,11 +21,11 @@ export const listTasks = defineRoute({
   response: pageOf(taskRecordSchema),
   handler: async (request) => {
     const { deps, tenant, query } = request;
-    const listing = sqlListing<TaskSortField, Task>(deps.db, 'Task', taskConditions(tenant, query), taskOrder.fields);
+    const listing = sqlListing<TaskSortField, Task>(deps.sql, 'Task', taskConditions(tenant, query), taskOrder.fields);
     return paginate(request, {
       order: taskOrder,
       rows: listing.rows,
-      total: () => countTasks(deps.db, tenant, query, listing.total),
+      total: () => countTasks(deps.sql, tenant, query, listing.total),
       toRecord: toTaskRecord,
     });
   },

@@ -1,4 +1,4 @@
-import type { Db, Scope } from '@worktrack/db';
+import { queryOnPool, Prisma, type Scope, type SqlPool } from '@worktrack/db';
 import { taskConditions } from './task-filters';
 import type { TaskFilters } from './task-schemas';
 
@@ -20,12 +20,13 @@ function countedFilters(filters: TaskFilters): CountFilters | undefined {
  * `countAll`, which counts the tasks. The count rows are read with the tasks' own conditions, their
  * unassigned `''` shown as null, so the filters mean the same over both.
  */
-export async function countTasks(db: Db, scope: Scope, filters: TaskFilters, countAll: () => Promise<number>): Promise<number> {
+export async function countTasks(pool: SqlPool, scope: Scope, filters: TaskFilters, countAll: () => Promise<number>): Promise<number> {
   const counted = countedFilters(filters);
   if (!counted) return countAll();
-  const [{ total }] = await db.$queryRaw<[{ total: number }]>`
+  const sum = Prisma.sql`
     SELECT coalesce(sum(count), 0)::int AS total
     FROM (SELECT "organizationId", mode, "projectId", status, priority, NULLIF("assigneeId", '') AS "assigneeId", count FROM "TaskCount") AS counts
     WHERE ${taskConditions(scope, counted)}`;
-  return total;
+  const [row] = await queryOnPool<{ total: number }>(pool, sum);
+  return row!.total;
 }
