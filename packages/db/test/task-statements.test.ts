@@ -119,7 +119,7 @@ async function createOrgProject() {
 
 describe('queryOnPool', () => {
   it("reads what Prisma's $queryRaw reads for the same statement: timestamps, JSON, enums, nulls and bound values", async () => {
-    const t = task({ title: "it's; DROP TABLE \"Task\"" });
+    const t = task({ title: 'it\'s; DROP TABLE "Task"' });
     await insertTaskWithEvent(database.pool, t, eventFor(t));
     const statement = Prisma.sql`SELECT *, count(*) OVER ()::int AS total FROM "Task" WHERE id = ${t.id} AND title = ${t.title} AND status = ANY(${['in_progress', 'done']}::"TaskStatus"[])`;
 
