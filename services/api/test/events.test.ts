@@ -65,8 +65,12 @@ describe('GET /v1/events', () => {
   beforeAll(async () => {
     owner = await createOrg(h.db);
     await insertEvent(owner, { createdAt: new Date(Date.now() - 31 * DAY_MS) });
+    // A second apart, so that createdSince can fall between two of them.
+    const types = ['task.created', 'project.created', 'task.updated'];
     live = [];
-    for (const type of ['task.created', 'project.created', 'task.updated']) live.push((await insertEvent(owner, { type })).id);
+    for (const [i, type] of types.entries()) {
+      live.push((await insertEvent(owner, { type, createdAt: new Date(Date.now() - (types.length - i) * 1000) })).id);
+    }
     await insertEvent(owner, { mode: 'test' });
   });
 
