@@ -1,14 +1,6 @@
 export { createDatabase, createDb, lockScopedRow, queryOnPool, type Database, type Db, type LockableTable, type SqlPool, type Tx } from './client';
-export {
-  claimDeliveries,
-  firstAttemptsPending,
-  recordAttempts,
-  type AttemptClaim,
-  type AttemptRecord,
-  type ClaimedDelivery,
-  type FirstAttempt,
-} from './statements/deliveries';
-export { fanOutEvents, undispatchedEvents, type EventToDispatch, type FannedOutDelivery, type NewDelivery } from './statements/outbox-events';
+export { claimDueDeliveries, recordAttempts, type AttemptRecord, type ClaimedDelivery } from './statements/deliveries';
+export { fanOutEvents, undispatchedEvents, type EventToDispatch, type NewDelivery } from './statements/outbox-events';
 export { insertTaskWithEvent, type OutboxInsert } from './statements/tasks';
 export { newId, ID_PREFIXES, type IdKind } from './ids';
 export { scoped, type Scope } from './scope';

@@ -14,6 +14,8 @@ import { startWorkerRuntime } from './worker-runtime';
  * lease ends no other worker makes the attempt, so it must cover a live worker's whole attempt.
  */
 const CLAIM_MARGIN_MS = 2_000;
+/** How often a worker with free slots claims unprompted; a bound on how late a pause or rate limit is seen to end. */
+const CLAIM_POLL_MS = 250;
 
 export interface RunningWorker {
   healthUrl: string;
@@ -47,6 +49,7 @@ export async function startWorker(config: WorkerConfig, logger: Logger): Promise
       prefix: config.redisPrefix,
       concurrency: config.concurrency,
       policy: { retryDelaysMs: config.retryDelaysMs, claimMs: config.timeoutMs + CLAIM_MARGIN_MS },
+      claimPollMs: CLAIM_POLL_MS,
       sweepIntervalMs: config.sweepIntervalMs,
       sweepGraceMs: config.sweepGraceMs,
       lockDurationMs: config.lockDurationMs,

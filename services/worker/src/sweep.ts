@@ -8,16 +8,14 @@ const PRUNE_BATCHES = 10;
 
 /**
  * The reconciliation sweep: Postgres holds the truth and BullMQ is a cache of it. Events the API
- * could not publish (Redis down) and pending deliveries whose job was lost (a crash between commit
- * and enqueue, a job failed for stalling twice) are put back on their queues once overdue. A killed
- * worker's running jobs need no sweep: BullMQ's stalled-job check hands them to another worker.
+ * could not publish (Redis down) are put back on their queue once overdue. Deliveries need no sweep:
+ * the workers' claims find whatever is due in Postgres, jobs or not.
  * It also deletes the events past their 30 days (DECISIONS §4), once dispatched: the deliveries keep
  * their own bodies.
  */
-export async function sweep(deps: Pick<WorkerDeps, 'db' | 'jobs'>, graceMs: number): Promise<{ events: number; deliveries: number; pruned: number }> {
+export async function sweep(deps: Pick<WorkerDeps, 'db' | 'jobs'>, graceMs: number): Promise<{ events: number; pruned: number }> {
   const { db, jobs } = deps;
-  const now = new Date();
-  const cutoff = new Date(now.getTime() - graceMs);
+  const cutoff = new Date(Date.now() - graceMs);
 
   const events = await db.outboxEvent.findMany({
     where: { dispatchedAt: null, createdAt: { lt: cutoff } },
@@ -27,20 +25,7 @@ export async function sweep(deps: Pick<WorkerDeps, 'db' | 'jobs'>, graceMs: numb
   });
   for (const event of events) await jobs.ensureEventDispatched(event.id);
 
-  const deliveries = await db.delivery.findMany({
-    where: {
-      status: 'pending',
-      nextAttemptAt: { lt: cutoff },
-      OR: [{ lockedUntil: null }, { lockedUntil: { lt: now } }],
-      webhook: { status: 'active' },
-    },
-    orderBy: { nextAttemptAt: 'asc' },
-    select: { id: true, attemptCount: true },
-    take: BATCH,
-  });
-  for (const delivery of deliveries) await jobs.ensureDeliveryScheduled(delivery.id, delivery.attemptCount + 1);
-
-  return { events: events.length, deliveries: deliveries.length, pruned: await pruneEvents(deps.db) };
+  return { events: events.length, pruned: await pruneEvents(deps.db) };
 }
 
 /** Dispatched before the retention window began, so created before it too: the dispatchedAt index finds them. */

@@ -1,7 +1,7 @@
-import { DelayedError, Worker } from 'bullmq';
+import { Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { jobs as catalog, validatePayload } from '@worktrack/queue';
-import { AttemptSlots } from './attempt-slots';
+import { DeliveryScheduler } from './delivery-scheduler';
 import type { DeliveryPolicy, WorkerDeps } from './deps';
 import { deliveryHandler } from './handlers/deliver-webhook';
 import { dispatchHandler } from './handlers/dispatch-event';
@@ -12,6 +12,8 @@ export interface WorkerRuntimeOptions {
   prefix: string;
   concurrency: number;
   policy: DeliveryPolicy;
+  /** How often a worker with free slots claims due deliveries unprompted. */
+  claimPollMs: number;
   sweepIntervalMs: number;
   sweepGraceMs: number;
   /** BullMQ's job lock, renewed while the job runs; a dead worker's jobs return to the queue within 1.5 times it. */
@@ -23,7 +25,11 @@ export interface WorkerRuntime {
   close(): Promise<void>;
 }
 
-/** Consumes the events and deliveries queues and runs the reconciliation sweep. */
+/**
+ * Consumes the events queue (fan-out) and the deliveries queue, whose jobs only wake the claim: what
+ * is sent next is decided by the fair claim in Postgres, not by the order of jobs in Redis. Runs the
+ * reconciliation sweep.
+ */
 export function startWorkerRuntime(deps: WorkerDeps, options: WorkerRuntimeOptions): WorkerRuntime {
   const common = {
     connection: options.connection,
@@ -32,22 +38,21 @@ export function startWorkerRuntime(deps: WorkerDeps, options: WorkerRuntimeOptio
     // A job is given back at the first check after its lock lapsed, having been marked at the check before.
     stalledInterval: options.lockDurationMs / 2,
   };
-  const slots = new AttemptSlots(options.concurrency);
-  const delivery = deliveryHandler(deps, options.policy, slots);
-  const dispatchEvent = dispatchHandler(deps, options.policy, slots, delivery);
+  const scheduler = new DeliveryScheduler(deps.sql, deliveryHandler(deps, options.policy), deps.logger, {
+    concurrency: options.concurrency,
+    claimMs: options.policy.claimMs,
+    pollMs: options.claimPollMs,
+  });
+  const dispatchEvent = dispatchHandler(deps, () => scheduler.wake());
   const events = new Worker(catalog.dispatchEvent.queue, async (job) => dispatchEvent(validatePayload(catalog.dispatchEvent.schema, job.data)), {
     ...common,
     concurrency: options.concurrency,
   });
   const deliveries = new Worker(
     catalog.deliverWebhook.queue,
-    async (job, token) => {
-      const held = await delivery.deliverWebhook(validatePayload(catalog.deliverWebhook.schema, job.data));
-      if (held) {
-        // Usually a killed worker's attempt, given back by BullMQ before the attempt's lease ended.
-        await job.moveToDelayed(Date.now() + held.heldForMs, token);
-        throw new DelayedError();
-      }
+    async (job) => {
+      validatePayload(catalog.deliverWebhook.schema, job.data);
+      scheduler.wake();
     },
     { ...common, concurrency: options.concurrency },
   );
@@ -65,6 +70,7 @@ export function startWorkerRuntime(deps: WorkerDeps, options: WorkerRuntimeOptio
     async close() {
       clearInterval(timer);
       await Promise.all([events.close(), deliveries.close(), sweeping]);
+      await scheduler.close();
     },
   };
 }

@@ -147,9 +147,9 @@ describe('a worker killed between a POST and the group write recording it', () =
         );
         return rows[0];
       });
-      // The job making the first attempt, its event's, is not complete while its write has not committed.
-      const { eventId } = await h.db.delivery.findUniqueOrThrow({ where: { id: deliveryId } });
-      expect(await (await h.deps.jobs.events.getJob(eventId!))!.getState()).toBe('active');
+      // The attempt is still leased to the doomed worker: no other worker may make it meanwhile.
+      const { lockedUntil } = await h.db.delivery.findUniqueOrThrow({ where: { id: deliveryId } });
+      expect(lockedUntil!.getTime()).toBeGreaterThan(Date.now());
 
       // The crash: the process and its database sessions die before the write commits.
       doomed.kill('SIGKILL');

@@ -1,12 +1,6 @@
 import type { SqlPool } from '../client';
 import type { DeliveryStatus } from '../generated/prisma/enums';
 
-/** A delivery job's claim: attempt `attempt` of the delivery. */
-export interface AttemptClaim {
-  deliveryId: string;
-  attempt: number;
-}
-
 export interface ClaimedDelivery {
   id: string;
   eventType: string;
@@ -24,67 +18,119 @@ export interface ClaimedDelivery {
   eventCreatedAt: Date | null;
 }
 
-// Locks the claimable rows in id order first, so that two workers claiming overlapping sets (duplicate
-// jobs) wait for each other instead of deadlocking; then leases them. `(...) IS TRUE` keeps the
-// planner on the primary key: with statistics taken when few deliveries were pending, it would
-// otherwise read every pending delivery through the status index for each batch.
-const CLAIM = {
-  name: 'deliveries.claim',
+// The organizations with a delivery due and unleased that may be sent now (its subscription active
+// and not paused, or a test delivery). The subscriptions with pending deliveries are found by a skip
+// scan of the (status, webhookId, nextAttemptAt) index, so a backlog of thousands costs one probe per
+// subscription, not a row each. Locking the organizations (NO KEY UPDATE: tasks inserted meanwhile
+// still take their key share) makes each one's claims take turns across workers, so its counts of
+// attempts in flight, read by the next statement, cannot be raced past its caps; SKIP LOCKED leaves
+// an organization another worker is claiming for to that worker.
+const LOCK_DUE_ORGANIZATIONS = {
+  name: 'deliveries.lock-due-organizations',
   text: `
-    WITH wanted AS (
-      SELECT * FROM unnest($1::text[], $2::int[]) AS w(id, attempt)
-    ), claimable AS (
-      SELECT d.id FROM "Delivery" d
-      JOIN wanted ON wanted.id = d.id
-      JOIN "Webhook" w ON w.id = d."webhookId"
-      WHERE (w.status = 'active' OR d.test) AND (d.status = 'pending') IS TRUE AND d."attemptCount" = wanted.attempt - 1
-        AND (d."lockedUntil" IS NULL OR d."lockedUntil" < now())
-      ORDER BY d.id
-      FOR UPDATE OF d
+    WITH RECURSIVE pending AS (
+      (SELECT "webhookId" AS id FROM "Delivery" WHERE status = 'pending' ORDER BY "webhookId" LIMIT 1)
+      UNION ALL
+      SELECT (SELECT "webhookId" FROM "Delivery" WHERE status = 'pending' AND "webhookId" > p.id ORDER BY "webhookId" LIMIT 1)
+      FROM pending p WHERE p.id IS NOT NULL
     )
-    UPDATE "Delivery" d
-    SET "lockedUntil" = now() + $3::int * interval '1 millisecond', "updatedAt" = now()
-    FROM claimable, "Webhook" w
-    WHERE d.id = claimable.id AND w.id = d."webhookId"
-    RETURNING d.id, d."eventType", d.body, d.test, d."attemptsBeforeRecovery", d."attemptCount", d."webhookId", w.url, w.secret,
-      w."previousSecret", w."previousSecretExpiresAt", (SELECT "createdAt" FROM "OutboxEvent" WHERE id = d."eventId") AS "eventCreatedAt"`,
+    SELECT o.id FROM "Organization" o
+    WHERE o.id IN (
+      SELECT w."organizationId" FROM pending p JOIN "Webhook" w ON w.id = p.id
+      WHERE EXISTS (
+        SELECT 1 FROM "Delivery" d
+        WHERE d.status = 'pending' AND d."webhookId" = w.id AND d."nextAttemptAt" <= now()
+          AND (d."lockedUntil" IS NULL OR d."lockedUntil" < now())
+          AND (d.test OR (w.status = 'active' AND (w."pausedUntil" IS NULL OR w."pausedUntil" <= now())))
+      )
+    )
+    ORDER BY o.id
+    FOR NO KEY UPDATE SKIP LOCKED`,
 };
 
-/**
- * Leases deliveries to this worker for `claimMs`, each for its claimed attempt: only while it is
- * pending, its subscription active (or it is a test delivery), the attempt the next one, and no
- * other worker holds it. Returns the deliveries claimed; the others are not this worker's to make.
- */
-export async function claimDeliveries(pool: SqlPool, claims: AttemptClaim[], claimMs: number): Promise<ClaimedDelivery[]> {
-  const { rows } = await pool.query<ClaimedDelivery>({
-    ...CLAIM,
-    values: [claims.map((c) => c.deliveryId), claims.map((c) => c.attempt), claimMs],
-  });
-  return rows;
-}
-
-/** A delivery whose first attempt is still to be made. */
-export interface FirstAttempt {
-  eventId: string;
-  deliveryId: string;
-}
-
-// `(...) IS TRUE` keeps the planner on the (eventId, webhookId) index, as in CLAIM.
-const FIRST_ATTEMPTS_PENDING = {
-  name: 'deliveries.first-attempts-pending',
+// In the same transaction, with the organizations locked: each subscription may take due deliveries
+// up to its maxConcurrency less its attempts in flight, and up to the whole tokens of its rate
+// limit's bucket (refilled at rateLimit a second, holding a quarter second's worth, at least one);
+// each organization up to the largest maxConcurrency of its subscriptions less its own attempts in
+// flight, so that fifty busy subscriptions get it no more than one. Of what may be taken, the least
+// loaded organization goes first, and within it the least loaded subscription (load: attempts in
+// flight plus those taken before in this claim), then the longest due: a weighted round robin by
+// organization, then by subscription. The claimed deliveries are leased for $2 ms and the buckets
+// charged.
+const CLAIM_DUE = {
+  name: 'deliveries.claim-due',
   text: `
-    SELECT "eventId", id AS "deliveryId" FROM "Delivery"
-    WHERE "eventId" = ANY ($1::text[]) AND (status = 'pending') IS TRUE AND "attemptCount" = 0
-    ORDER BY id`,
+    WITH subs AS (
+      SELECT w.id, w."organizationId" AS org, w."maxConcurrency" AS cap,
+        w.status = 'active' AND (w."pausedUntil" IS NULL OR w."pausedUntil" <= now()) AS open,
+        (SELECT count(*) FROM "Delivery" d WHERE d."webhookId" = w.id AND d."lockedUntil" > now())::int AS in_flight,
+        CASE WHEN w."rateLimit" IS NOT NULL THEN LEAST(
+          GREATEST(1, w."rateLimit" / 4.0),
+          COALESCE(w."rateTokens" + extract(epoch FROM now() - w."rateTokensAt") * w."rateLimit", w."rateLimit")
+        ) END AS tokens
+      FROM "Webhook" w
+      WHERE w."organizationId" = ANY ($1::text[])
+    ), orgs AS (
+      SELECT org, max(cap) AS budget, sum(in_flight)::int AS in_flight FROM subs GROUP BY org
+    ), candidates AS (
+      SELECT d.id, d."nextAttemptAt", s.id AS "webhookId", s.org,
+        s.in_flight + row_number() OVER (PARTITION BY s.id ORDER BY d."nextAttemptAt", d.id) AS sub_load
+      FROM subs s CROSS JOIN LATERAL (
+        SELECT d.id, d."nextAttemptAt" FROM "Delivery" d
+        WHERE d.status = 'pending' AND d."webhookId" = s.id AND d."nextAttemptAt" <= now()
+          AND (d."lockedUntil" IS NULL OR d."lockedUntil" < now()) AND (s.open OR d.test)
+        ORDER BY d."nextAttemptAt", d.id
+        LIMIT GREATEST(0, LEAST(s.cap - s.in_flight, COALESCE(floor(s.tokens)::int, s.cap)))
+      ) d
+    ), ranked AS (
+      SELECT c.id, c."webhookId", c."nextAttemptAt", o.budget,
+        o.in_flight + row_number() OVER (PARTITION BY c.org ORDER BY c.sub_load, c."nextAttemptAt", c.id) AS org_load
+      FROM candidates c JOIN orgs o USING (org)
+    ), chosen AS (
+      SELECT id FROM ranked WHERE org_load <= budget ORDER BY org_load, "nextAttemptAt", id LIMIT $2
+    ), claimed AS (
+      UPDATE "Delivery" d
+      SET "lockedUntil" = now() + $3::int * interval '1 millisecond', "updatedAt" = now()
+      FROM chosen
+      WHERE d.id = chosen.id AND d.status = 'pending' AND (d."lockedUntil" IS NULL OR d."lockedUntil" < now())
+      RETURNING d.id, d."eventType", d.body, d.test, d."attemptsBeforeRecovery", d."attemptCount", d."webhookId", d."eventId"
+    ), charged AS (
+      UPDATE "Webhook" w SET "rateTokens" = s.tokens - n.taken, "rateTokensAt" = now()
+      FROM (SELECT "webhookId", count(*) AS taken FROM claimed GROUP BY "webhookId") n
+      JOIN subs s ON s.id = n."webhookId"
+      WHERE w.id = n."webhookId" AND s.tokens IS NOT NULL
+    )
+    SELECT c.id, c."eventType", c.body, c.test, c."attemptsBeforeRecovery", c."attemptCount", c."webhookId", w.url, w.secret,
+      w."previousSecret", w."previousSecretExpiresAt", e."createdAt" AS "eventCreatedAt"
+    FROM claimed c
+    JOIN "Webhook" w ON w.id = c."webhookId"
+    LEFT JOIN "OutboxEvent" e ON e.id = c."eventId"`,
 };
 
 /**
- * The deliveries of these (dispatched) events whose first attempt has not been recorded: those of a
- * worker killed after its fan-out committed, for the dispatcher that takes its event over.
+ * Leases to this worker for `claimMs` up to `limit` due deliveries, each for its next attempt, chosen
+ * fairly under the subscriptions' and organizations' caps (DECISIONS §13): at most `maxConcurrency`
+ * attempts in flight per subscription across all workers, its `rateLimit` a second, none while it is
+ * paused, and the organization served in turn with the others. A delivery is leased to one worker at
+ * a time, so two workers never make the same attempt; a lease that lapses (its worker died) makes the
+ * delivery due again.
  */
-export async function firstAttemptsPending(pool: SqlPool, eventIds: string[]): Promise<FirstAttempt[]> {
-  const { rows } = await pool.query<FirstAttempt>({ ...FIRST_ATTEMPTS_PENDING, values: [eventIds] });
-  return rows;
+export async function claimDueDeliveries(pool: SqlPool, limit: number, claimMs: number): Promise<ClaimedDelivery[]> {
+  const client = await pool.connect();
+  try {
+    await client.query('BEGIN');
+    const { rows: organizations } = await client.query<{ id: string }>(LOCK_DUE_ORGANIZATIONS);
+    const claimed =
+      organizations.length === 0 ? [] : (await client.query<ClaimedDelivery>({ ...CLAIM_DUE, values: [organizations.map((o) => o.id), limit, claimMs] })).rows;
+    await client.query('COMMIT');
+    client.release();
+    return claimed;
+  } catch (err) {
+    // A connection that failed mid-transaction is closed rather than returned to the pool.
+    client.release(err instanceof Error ? err : true);
+    throw err;
+  }
+  client.release();
 }
 
 /** One attempt as it is recorded, with what follows it. */
@@ -104,6 +150,8 @@ export interface AttemptRecord {
   nextAttemptAt: Date | null;
   /** The last retry failed: the subscription is disabled. */
   disableWebhook: boolean;
+  /** The receiver asked for a pause (429 or 503 with Retry-After): the subscription's attempts wait until then. */
+  pauseWebhookUntil: Date | null;
 }
 
 const RECORD = {
@@ -113,7 +161,7 @@ const RECORD = {
       SELECT * FROM jsonb_to_recordset($1::jsonb) AS o(
         "attemptId" text, "deliveryId" text, "webhookId" text, attempt int, "attemptedAt" timestamptz, "responseStatus" int,
         "responseTimeMs" int, error text, "responseBody" text, "responseHeaders" jsonb, status "DeliveryStatus",
-        "nextAttemptAt" timestamptz, "disableWebhook" boolean)
+        "nextAttemptAt" timestamptz, "disableWebhook" boolean, "pauseWebhookUntil" timestamptz)
     ), attempt AS (
       INSERT INTO "DeliveryAttempt" (id, "deliveryId", "attemptNumber", "attemptedAt", "responseStatus", "responseTimeMs", error, "responseBody", "responseHeaders")
       SELECT "attemptId", "deliveryId", attempt, "attemptedAt", "responseStatus", "responseTimeMs", error, "responseBody", "responseHeaders" FROM o
@@ -123,16 +171,22 @@ const RECORD = {
           "nextAttemptAt" = o."nextAttemptAt", "updatedAt" = now()
       FROM o
       WHERE d.id = o."deliveryId"
+    ), webhook AS (
+      SELECT "webhookId", bool_or("disableWebhook") AS disable, max("pauseWebhookUntil") AS "pauseUntil" FROM o GROUP BY "webhookId"
     )
     UPDATE "Webhook" w
-    SET status = 'disabled', "disabledReason" = 'delivery_failures', "disabledAt" = now(), "updatedAt" = now()
-    FROM o
-    WHERE o."disableWebhook" AND w.id = o."webhookId" AND w.status = 'active'`,
+    SET status = CASE WHEN webhook.disable AND w.status = 'active' THEN 'disabled' ELSE w.status END,
+        "disabledReason" = CASE WHEN webhook.disable AND w.status = 'active' THEN 'delivery_failures' ELSE w."disabledReason" END,
+        "disabledAt" = CASE WHEN webhook.disable AND w.status = 'active' THEN now() ELSE w."disabledAt" END,
+        "pausedUntil" = GREATEST(w."pausedUntil", webhook."pauseUntil"), "updatedAt" = now()
+    FROM webhook
+    WHERE w.id = webhook."webhookId" AND ((webhook.disable AND w.status = 'active') OR webhook."pauseUntil" IS NOT NULL)`,
 };
 
 /**
  * Records attempts and what follows each, in one statement: the attempt row, the delivery settled,
- * rescheduled or failed (its lease released), and after a last failed retry the subscription disabled.
+ * rescheduled or failed (its lease released), after a last failed retry the subscription disabled, and
+ * after a receiver's Retry-After the subscription paused.
  */
 export async function recordAttempts(pool: SqlPool, records: AttemptRecord[]): Promise<void> {
   await pool.query({ ...RECORD, values: [JSON.stringify(records)] });

@@ -1,6 +1,5 @@
 import type { SqlPool } from '../client';
 import type { Mode } from '../generated/prisma/enums';
-import type { ClaimedDelivery } from './deliveries';
 
 export interface EventToDispatch {
   id: string;
@@ -41,56 +40,33 @@ export interface NewDelivery {
   eventId: string;
   webhookId: string;
   body: string;
-  /** Lease its first attempt to this worker at once (when the subscription is still active). */
-  claim: boolean;
-}
-
-/** A delivery inserted by the fan-out, with its first attempt's lease when it asked for one and got it. */
-export interface FannedOutDelivery {
-  id: string;
-  eventId: string;
-  claimed: ClaimedDelivery | null;
 }
 
 // Marking the events dispatched and inserting their deliveries is one statement, and a delivery is
-// inserted only for an event this very statement marked: an event never fans out twice. A delivery
-// that asks for it is inserted leased, as claimDeliveries would lease its first attempt.
+// inserted only for an event this very statement marked: an event never fans out twice. Each is due
+// at once; the fair claim (claimDueDeliveries) decides when it is sent.
 const FAN_OUT = {
   name: 'outbox-events.fan-out',
   text: `
     WITH marked AS (
       UPDATE "OutboxEvent" SET "dispatchedAt" = now()
       WHERE id = ANY ($1::text[]) AND ("dispatchedAt" IS NULL) IS TRUE
-      RETURNING id, "organizationId", mode, type, "createdAt"
-    ), inserted AS (
-      INSERT INTO "Delivery" (id, "organizationId", mode, "webhookId", "eventId", "eventType", body, "nextAttemptAt", "lockedUntil", "createdAt", "updatedAt")
-      SELECT d.id, marked."organizationId", marked.mode, d."webhookId", marked.id, marked.type, d.body, now(),
-        CASE WHEN d.claim AND w.status = 'active' THEN now() + $3::int * interval '1 millisecond' END, now(), now()
-      FROM jsonb_to_recordset($2::jsonb) AS d(id text, "eventId" text, "webhookId" text, body text, claim boolean)
-      JOIN marked ON marked.id = d."eventId"
-      JOIN "Webhook" w ON w.id = d."webhookId"
-      ON CONFLICT DO NOTHING
-      RETURNING id, "eventId", "webhookId", "eventType", "lockedUntil"
+      RETURNING id, "organizationId", mode, type
     )
-    SELECT i.id, i."eventId", i."lockedUntil" IS NOT NULL AS claimed, i."webhookId", i."eventType", w.url, w.secret, w."previousSecret",
-      w."previousSecretExpiresAt", marked."createdAt" AS "eventCreatedAt"
-    FROM inserted i
-    JOIN "Webhook" w ON w.id = i."webhookId"
-    JOIN marked ON marked.id = i."eventId"`,
+    INSERT INTO "Delivery" (id, "organizationId", mode, "webhookId", "eventId", "eventType", body, "nextAttemptAt", "createdAt", "updatedAt")
+    SELECT d.id, marked."organizationId", marked.mode, d."webhookId", marked.id, marked.type, d.body, now(), now(), now()
+    FROM jsonb_to_recordset($2::jsonb) AS d(id text, "eventId" text, "webhookId" text, body text)
+    JOIN marked ON marked.id = d."eventId"
+    JOIN "Webhook" w ON w.id = d."webhookId"
+    ON CONFLICT DO NOTHING
+    RETURNING "eventId"`,
 };
-
-type FanOutRow = Omit<ClaimedDelivery, 'body' | 'test' | 'attemptsBeforeRecovery' | 'attemptCount'> & { eventId: string; claimed: boolean };
 
 /**
  * Marks the events dispatched and inserts the deliveries of those it marked (an event already marked
- * by another dispatcher gets none), leasing for `claimMs` the first attempts asked for.
+ * by another dispatcher gets none). Resolves with the event id of each delivery inserted.
  */
-export async function fanOutEvents(pool: SqlPool, eventIds: string[], deliveries: NewDelivery[], claimMs: number): Promise<FannedOutDelivery[]> {
-  const { rows } = await pool.query<FanOutRow>({ ...FAN_OUT, values: [[...eventIds].sort(), JSON.stringify(deliveries), claimMs] });
-  const bodies = new Map(deliveries.map((d) => [d.id, d.body]));
-  return rows.map(({ eventId, claimed, ...row }) => ({
-    id: row.id,
-    eventId,
-    claimed: claimed ? { ...row, body: bodies.get(row.id)!, test: false, attemptsBeforeRecovery: 0, attemptCount: 0 } : null,
-  }));
+export async function fanOutEvents(pool: SqlPool, eventIds: string[], deliveries: NewDelivery[]): Promise<string[]> {
+  const { rows } = await pool.query<{ eventId: string }>({ ...FAN_OUT, values: [[...eventIds].sort(), JSON.stringify(deliveries)] });
+  return rows.map((row) => row.eventId);
 }

@@ -1,10 +1,9 @@
-import { claimDeliveries, newId, recordAttempts, type AttemptRecord, type ClaimedDelivery, type Db } from '@worktrack/db';
-import type { DeliverWebhookPayload } from '@worktrack/queue';
+import { newId, recordAttempts, type AttemptRecord, type ClaimedDelivery } from '@worktrack/db';
 import { buildDeliveryHeaders, type DeliveryResult } from '@worktrack/webhooks';
-import type { AttemptSlots } from '../attempt-slots';
 import type { DeliveryPolicy, WorkerDeps } from '../deps';
 import { GroupCommit } from '../group-commit';
 import { recordedResponse } from './attempt-response';
+import { MAX_PAUSE_MS, retryAfterMs } from './back-pressure';
 import { decideAttempt } from './decide-attempt';
 
 function describeFailure(result: DeliveryResult): string | null {
@@ -12,60 +11,29 @@ function describeFailure(result: DeliveryResult): string | null {
   return result.message ? `${result.error}: ${result.message}` : result.error;
 }
 
-/**
- * How long another worker's claim on this very attempt still runs; undefined when nobody holds it
- * (it was made or is not due). The holder may have been killed mid-attempt.
- */
-async function heldForMs(db: Db, { deliveryId, attempt }: DeliverWebhookPayload): Promise<number | undefined> {
-  // Measured by the database's clock, which set the lease, so the worker's clock cannot skew it.
-  const rows = await db.$queryRaw<{ ms: number }[]>`
-    SELECT ceil(extract(epoch FROM "lockedUntil" - now()) * 1000)::int AS ms
-    FROM "Delivery"
-    WHERE id = ${deliveryId} AND status = 'pending' AND "attemptCount" = ${attempt - 1} AND "lockedUntil" >= now()`;
-  return rows[0]?.ms;
-}
-
 const STATUS_AFTER = { settle: 'succeeded', retry: 'pending', fail: 'failed' } as const;
 const OUTCOME_OF = { settle: 'succeeded', retry: 'retrying', fail: 'failed' } as const;
 
-export type DeliverWebhook = (payload: DeliverWebhookPayload) => Promise<{ heldForMs: number } | undefined>;
-
-export interface DeliveryHandler {
-  /**
-   * One attempt, in a slot: claim, sign, POST, record the attempt, then schedule the next one or
-   * settle the delivery. Resolves with `heldForMs` when another worker holds this attempt: its job
-   * must run again once that claim's lease has ended.
-   */
-  deliverWebhook: DeliverWebhook;
-  /** The first attempt of a delivery the fan-out leased, in the slot it reserved, which this gives back. */
-  attemptLeased(delivery: ClaimedDelivery): Promise<void>;
-}
+/** Makes the next attempt of a delivery this worker claimed, and records it. */
+export type MakeAttempt = (delivery: ClaimedDelivery) => Promise<void>;
 
 /**
- * The delivery handler. The claims and the attempt records of concurrent jobs are each written a
- * batch per statement (group commit), and a job completes only once its record has committed: a
- * crash between a POST and its record leaves the claim to lapse and the attempt to be made again,
- * a repeat, never a loss.
+ * The delivery handler: signs the stored body, POSTs it, and records the attempt with what follows
+ * it (settled, retried after SPEC's delay, or failed and the subscription disabled; a receiver's
+ * Retry-After pauses the subscription). The records of concurrent attempts are written a batch per
+ * statement (group commit), and an attempt ends only once its record has committed: a crash between
+ * a POST and its record leaves the claim to lapse and the attempt to be made again, a repeat, never
+ * a loss. A retry is also a delayed job, which wakes a worker when it is due.
  */
-export function deliveryHandler(deps: WorkerDeps, policy: DeliveryPolicy, slots: AttemptSlots): DeliveryHandler {
-  const { db, jobs, deliverer } = deps;
-  const claims = new GroupCommit<DeliverWebhookPayload, ClaimedDelivery | undefined>(async (wanted) => {
-    const claimed = new Map((await claimDeliveries(deps.sql, wanted, policy.claimMs)).map((d) => [`${d.id}/${d.attemptCount + 1}`, d]));
-    // Two jobs for the same attempt in one batch: the first makes it, the other finds it held.
-    return wanted.map(({ deliveryId, attempt }) => {
-      const key = `${deliveryId}/${attempt}`;
-      const delivery = claimed.get(key);
-      claimed.delete(key);
-      return delivery;
-    });
-  });
+export function deliveryHandler(deps: WorkerDeps, policy: DeliveryPolicy): MakeAttempt {
+  const { jobs, deliverer } = deps;
   const records = new GroupCommit<AttemptRecord, void>(async (attempts) => {
     await recordAttempts(deps.sql, attempts);
     return attempts.map(() => undefined);
   });
 
-  /** Signs, POSTs and records the claimed attempt, then schedules the next one if it failed. */
-  async function makeAttempt(delivery: ClaimedDelivery, attempt: number): Promise<void> {
+  return async (delivery) => {
+    const attempt = delivery.attemptCount + 1;
     const attemptedAt = new Date();
     const rotationActive = delivery.previousSecretExpiresAt !== null && delivery.previousSecretExpiresAt > attemptedAt;
     const headers = buildDeliveryHeaders({
@@ -78,8 +46,13 @@ export function deliveryHandler(deps: WorkerDeps, policy: DeliveryPolicy, slots:
     });
     const result = await deliverer.deliver({ url: delivery.url, body: delivery.body, headers });
 
+    const backOffMs = retryAfterMs(result, new Date());
     // A recovered delivery gets a fresh set of attempts: the schedule counts from the recovery.
-    const decision = decideAttempt(result, { number: attempt - delivery.attemptsBeforeRecovery, test: delivery.test }, policy);
+    const decision = decideAttempt(
+      { ok: result.ok, retryAfterMs: backOffMs },
+      { number: attempt - delivery.attemptsBeforeRecovery, test: delivery.test },
+      policy,
+    );
     const disableWebhook = decision.kind === 'fail' && decision.disableWebhook;
     const response = recordedResponse(result);
     await records.submit({
@@ -96,6 +69,7 @@ export function deliveryHandler(deps: WorkerDeps, policy: DeliveryPolicy, slots:
       status: STATUS_AFTER[decision.kind],
       nextAttemptAt: decision.kind === 'retry' ? new Date(Date.now() + decision.delayMs) : null,
       disableWebhook,
+      pauseWebhookUntil: backOffMs === null ? null : new Date(Date.now() + Math.min(backOffMs, MAX_PAUSE_MS)),
     });
     const outcome = OUTCOME_OF[decision.kind];
     deps.metrics.observe(outcome, result.responseTimeMs, delivery.eventCreatedAt);
@@ -111,27 +85,12 @@ export function deliveryHandler(deps: WorkerDeps, policy: DeliveryPolicy, slots:
       },
       'delivery attempt',
     );
-    if (decision.kind === 'retry') await jobs.scheduleDeliveries([{ deliveryId: delivery.id, attempt: attempt + 1, delayMs: decision.delayMs }]);
     if (disableWebhook) deps.logger.warn({ webhookId: delivery.webhookId, deliveryId: delivery.id }, 'subscription disabled after its last retry failed');
-  }
-
-  return {
-    deliverWebhook: (payload) =>
-      slots.run(async () => {
-        const delivery = await claims.submit(payload);
-        if (delivery) {
-          await makeAttempt(delivery, payload.attempt);
-          return undefined;
-        }
-        const ms = await heldForMs(db, payload);
-        return ms === undefined ? undefined : { heldForMs: ms };
-      }),
-    async attemptLeased(delivery) {
-      try {
-        await makeAttempt(delivery, 1);
-      } finally {
-        slots.release();
-      }
-    },
+    if (decision.kind === 'retry') {
+      // Best effort: without the job, a worker's next claim finds the retry due all the same.
+      await jobs
+        .scheduleDeliveries([{ deliveryId: delivery.id, attempt: attempt + 1, delayMs: decision.delayMs }])
+        .catch((err: unknown) => deps.logger.warn({ err, deliveryId: delivery.id }, 'retry left to the claims'));
+    }
   };
 }
