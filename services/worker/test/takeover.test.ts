@@ -3,9 +3,9 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Client } from 'pg';
 import { as, createHarness, createOrg, waitFor, type Harness } from '../../api/test/support/harness';
-import { exitCode, freePort, runEntry, waitForHttp } from '../../../test/support/processes';
+import { exitCode } from '../../../test/support/processes';
 import { startReceiver } from './support/receiver';
-import { startTestWorker } from './support/worker-harness';
+import { startTestWorker, startWorkerProcess as startShippedWorkerProcess } from './support/worker-harness';
 
 // DECISIONS §12: a killed worker's work is taken over within 10 s, and a slow receiver (up to the
 // 5 s deadline) is never taken for a dead worker. Both run with the shipped lock, lease and deadline.
@@ -19,17 +19,7 @@ beforeAll(() => {
 afterAll(() => h.close());
 
 /** A worker process with the shipped settings, apart from its health port, the loopback receivers and `env`. */
-async function startWorkerProcess(env: NodeJS.ProcessEnv = {}) {
-  const healthPort = await freePort();
-  const child = runEntry('services/worker/src/main.ts', [], {
-    REDIS_PREFIX: h.deps.config.redisPrefix,
-    WEBHOOK_ALLOWED_HOSTS: '127.0.0.1',
-    WORKER_HEALTH_PORT: String(healthPort),
-    ...env,
-  });
-  await waitForHttp(`http://127.0.0.1:${healthPort}/readyz`);
-  return child;
-}
+const startWorkerProcess = (env: NodeJS.ProcessEnv = {}) => startShippedWorkerProcess({ prefix: h.deps.config.redisPrefix, env });
 
 async function subscribe(url: string) {
   const org = await createOrg(h.db);

@@ -1,7 +1,8 @@
 import { as, createHarness, createOrg, waitFor, type Harness } from '../../api/test/support/harness';
 import { spawn } from 'node:child_process';
-import { exitCode, freePort, repoRoot, runEntry, waitForHttp } from '../../../test/support/processes';
+import { exitCode, freePort, repoRoot, waitForHttp } from '../../../test/support/processes';
 import { startReceiver } from './support/receiver';
+import { startWorkerProcess as startShippedWorkerProcess } from './support/worker-harness';
 
 let h: Harness;
 
@@ -10,19 +11,11 @@ beforeAll(() => {
 });
 afterAll(() => h.close());
 
-async function startWorkerProcess() {
-  const healthPort = await freePort();
-  const child = runEntry('services/worker/src/main.ts', [], {
-    REDIS_PREFIX: h.deps.config.redisPrefix,
-    WEBHOOK_ALLOWED_HOSTS: '127.0.0.1',
-    WEBHOOK_TIMEOUT_MS: '2000',
-    WORKER_HEALTH_PORT: String(healthPort),
-    WORKER_SWEEP_INTERVAL_MS: '200',
-    WORKER_SWEEP_GRACE_MS: '300',
+const startWorkerProcess = () =>
+  startShippedWorkerProcess({
+    prefix: h.deps.config.redisPrefix,
+    env: { WEBHOOK_TIMEOUT_MS: '2000', WORKER_SWEEP_INTERVAL_MS: '200', WORKER_SWEEP_GRACE_MS: '300' },
   });
-  await waitForHttp(`http://127.0.0.1:${healthPort}/readyz`);
-  return child;
-}
 
 async function subscribedOrg(url: string) {
   const org = await createOrg(h.db);

@@ -50,7 +50,8 @@ const LOCK_DUE_ORGANIZATIONS = {
 
 // In the same transaction, with the organizations locked: each subscription may take due deliveries
 // up to its maxConcurrency less its attempts in flight, and up to the whole tokens of its rate
-// limit's bucket (refilled at rateLimit a second, holding a quarter second's worth, at least one);
+// limit's bucket (refilled at rateLimit a second, holding half a second's worth, at least one: the
+// workers claim at least every quarter second while they have free slots, so none is lost);
 // each organization up to the largest maxConcurrency of its subscriptions less its own attempts in
 // flight, so that fifty busy subscriptions get it no more than one. Of what may be taken, the least
 // loaded organization goes first, and within it the least loaded subscription (load: attempts in
@@ -65,7 +66,7 @@ const CLAIM_DUE = {
         w.status = 'active' AND (w."pausedUntil" IS NULL OR w."pausedUntil" <= now()) AS open,
         (SELECT count(*) FROM "Delivery" d WHERE d."webhookId" = w.id AND d."lockedUntil" > now())::int AS in_flight,
         CASE WHEN w."rateLimit" IS NOT NULL THEN LEAST(
-          GREATEST(1, w."rateLimit" / 4.0),
+          GREATEST(1, w."rateLimit" / 2.0),
           COALESCE(w."rateTokens" + extract(epoch FROM now() - w."rateTokensAt") * w."rateLimit", w."rateLimit")
         ) END AS tokens
       FROM "Webhook" w

@@ -3,6 +3,8 @@ import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 
 export interface Received {
+  /** When it arrived (Date.now()). */
+  at: number;
   headers: http.IncomingHttpHeaders;
   body: string;
   json: {
@@ -16,24 +18,29 @@ export interface Received {
   };
 }
 
-/** What the receiver does with the nth request (0-based): answer a status, possibly after a delay, or hold it open. */
-export type Behaviour = (n: number, received: Received) => { status: number; delayMs?: number } | 'hold';
+/** What the receiver does with the nth request (0-based): answer a status, possibly after a delay and with headers, or hold it open. */
+export type Behaviour = (n: number, received: Received) => { status: number; delayMs?: number; headers?: Record<string, string> } | 'hold';
 
 /** A real HTTP receiver on 127.0.0.1 that records every delivery it gets. */
 export async function startReceiver(behaviour: Behaviour = () => ({ status: 200 })) {
   const received: Received[] = [];
   const waiters: (() => void)[] = [];
+  /** Requests open now, and the most ever open at once. */
+  const load = { open: 0, maxOpen: 0 };
   const server = http.createServer((req, res) => {
+    load.open += 1;
+    load.maxOpen = Math.max(load.maxOpen, load.open);
+    res.on('close', () => (load.open -= 1));
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       const body = Buffer.concat(chunks).toString('utf8');
-      const entry = { headers: req.headers, body, json: JSON.parse(body) as Received['json'] };
+      const entry = { at: Date.now(), headers: req.headers, body, json: JSON.parse(body) as Received['json'] };
       const n = received.push(entry) - 1;
       for (const wake of waiters.splice(0)) wake();
       const action = behaviour(n, entry);
       if (action === 'hold') return;
-      const answer = () => res.writeHead(action.status, { 'Content-Type': 'text/plain' }).end('ok');
+      const answer = () => res.writeHead(action.status, { 'Content-Type': 'text/plain', ...action.headers }).end('ok');
       if (action.delayMs) setTimeout(answer, action.delayMs).unref();
       else answer();
     });
@@ -44,6 +51,7 @@ export async function startReceiver(behaviour: Behaviour = () => ({ status: 200 
   return {
     url: `http://127.0.0.1:${port}/hooks`,
     received,
+    load,
     /** Resolves once at least `count` requests have arrived; fails after the timeout. */
     async waitForCount(count: number, timeoutMs = 15_000): Promise<Received[]> {
       const deadline = Date.now() + timeoutMs;

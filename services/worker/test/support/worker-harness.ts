@@ -1,4 +1,5 @@
 import { createLogger, loadWorkerConfig } from '@worktrack/config';
+import { freePort, runEntry, waitForHttp } from '../../../../test/support/processes';
 import { startWorker } from '../../src/compose';
 
 /** Test-sized settings: quick retries and sweep, loopback receivers allowed, a health port of its own. */
@@ -26,4 +27,20 @@ export function startTestWorker({ prefix, env = {} }: TestWorkerOptions) {
   const config = loadWorkerConfig({ ...process.env, ...TEST_ENV, REDIS_PREFIX: prefix, ...env });
   const started = startWorker(config, createLogger('silent', 'test-worker'));
   return { close: async () => (await started).close() };
+}
+
+/**
+ * The worker as its own process (`main.ts`) under the given Redis prefix, with the shipped settings
+ * apart from its health port, the loopback receivers and `env`; resolves once it is ready.
+ */
+export async function startWorkerProcess({ prefix, env = {} }: TestWorkerOptions) {
+  const healthPort = await freePort();
+  const child = runEntry('services/worker/src/main.ts', [], {
+    REDIS_PREFIX: prefix,
+    WEBHOOK_ALLOWED_HOSTS: '127.0.0.1',
+    WORKER_HEALTH_PORT: String(healthPort),
+    ...env,
+  });
+  await waitForHttp(`http://127.0.0.1:${healthPort}/readyz`);
+  return child;
 }

@@ -1,0 +1,88 @@
+import { exitCode } from '../../../test/support/processes';
+import { createHarness, waitFor, type Harness } from '../../api/test/support/harness';
+import { receiversClosedAfterEach } from './support/receiver';
+import { createProjects, tenant } from './support/tenants';
+import { startWorkerProcess } from './support/worker-harness';
+
+// DECISIONS §13: a subscription's caps hold across every worker, and a killed worker's capped
+// attempts are taken over (DECISIONS §12: within 10 s) without breaking them.
+let h: Harness;
+beforeAll(() => {
+  h = createHarness({ WEBHOOK_ALLOWED_HOSTS: '127.0.0.1' });
+});
+afterAll(() => h.close());
+
+const receiverFor = receiversClosedAfterEach();
+const workers: Awaited<ReturnType<typeof startWorkerProcess>>[] = [];
+afterEach(async () => {
+  for (const worker of workers.splice(0)) {
+    worker.kill('SIGTERM');
+    await exitCode(worker);
+  }
+});
+async function startWorkers(count: number, env: NodeJS.ProcessEnv = {}) {
+  const started = await Promise.all(Array.from({ length: count }, () => startWorkerProcess({ prefix: h.deps.config.redisPrefix, env })));
+  workers.push(...started);
+  return started;
+}
+
+describe('maxConcurrency', () => {
+  it('holds across two worker processes: never more attempts open at the receiver, and all of them made', async () => {
+    const receiver = await receiverFor(() => ({ status: 200, delayMs: 300 }));
+    const { org, webhookIds } = await tenant(h, [receiver.url], { maxConcurrency: 3 });
+    await startWorkers(2);
+
+    await createProjects(h, org, 30, 10);
+    await receiver.waitForCount(30, 20_000);
+
+    expect(receiver.load.maxOpen).toBe(3);
+    await waitFor(async () => ((await h.db.delivery.count({ where: { webhookId: webhookIds[0], status: 'succeeded' } })) === 30 ? true : undefined));
+  }, 40_000);
+});
+
+describe('rateLimit', () => {
+  it('holds across two worker processes within 10% over 10 s', async () => {
+    const rate = 10;
+    const receiver = await receiverFor();
+    const { org } = await tenant(h, [receiver.url], { rateLimit: rate });
+    await startWorkers(2);
+
+    await createProjects(h, org, 150, 10);
+    const [first] = await receiver.waitForCount(1);
+    await waitFor(async () => (receiver.received.at(-1)!.at >= first!.at + 10_000 ? true : undefined), { timeoutMs: 20_000, intervalMs: 100 });
+
+    const inWindow = receiver.received.filter((r) => r.at < first!.at + 10_000).length;
+    console.info(`rateLimit ${rate}/s across two workers: ${inWindow} attempts in 10 s`);
+    expect(inWindow).toBeLessThanOrEqual(rate * 10 * 1.1);
+    expect(inWindow).toBeGreaterThanOrEqual(rate * 10 * 0.9);
+  }, 40_000);
+});
+
+describe('a killed worker', () => {
+  it('has its capped attempts taken over within 10 s, the cap held meanwhile', async () => {
+    const held = 2;
+    const receiver = await receiverFor((n) => (n < held ? 'hold' : { status: 200 }));
+    const { org, webhookIds } = await tenant(h, [receiver.url], { maxConcurrency: held });
+    const [doomed] = await startWorkers(1);
+
+    await createProjects(h, org, 4);
+    await receiver.waitForCount(held);
+    // The other two wait under the cap while the held attempts are in flight.
+    await waitFor(async () =>
+      (await h.db.delivery.count({ where: { webhookId: webhookIds[0], status: 'pending', lockedUntil: null } })) === 2 ? true : undefined,
+    );
+    expect(receiver.received).toHaveLength(held);
+
+    const killedAt = Date.now();
+    doomed!.kill('SIGKILL');
+    await exitCode(doomed!);
+    await startWorkers(1);
+    await waitFor(async () => ((await h.db.delivery.count({ where: { webhookId: webhookIds[0], status: 'succeeded' } })) === 4 ? true : undefined), {
+      timeoutMs: 10_000 - (Date.now() - killedAt),
+      intervalMs: 50,
+    });
+    console.info(`killed worker's capped attempts taken over ${Date.now() - killedAt} ms after SIGKILL`);
+    expect(receiver.load.maxOpen).toBe(held);
+    expect(receiver.received).toHaveLength(4 + held);
+  }, 40_000);
+});
