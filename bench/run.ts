@@ -4,10 +4,12 @@
 //   1. POST /v1/tasks and GET /v1/tasks?projectId= (page of 50 + exact total of 1,000 tasks) vs
 //      bare Express + `pg` doing the same SQL (bench/baseline-api.ts), autocannon, 50 connections;
 //   2. webhook deliveries vs a bare BullMQ job loop POSTing the same body with undici
-//      (bench/baseline-deliveries.ts), saturated, then event-to-receiver latency at half that rate.
+//      (bench/baseline-deliveries.ts), saturated, then event-to-receiver latency at half that rate;
+//   3. a noisy neighbour (bench/noisy-neighbour.ts): saturated deliveries with and without another
+//      organization's 4 s receiver holding 300 queued attempts, and a quiet organization's latency.
 // Settings: BENCH_URL (http://127.0.0.1:3000), BENCH_SECONDS (10), BENCH_EVENTS (10000),
 // BENCH_SERVER_CPU (pin the baselines to the CPU the service runs on, e.g. 0), BENCH_PATHS
-// (post,list,webhooks: the tables to print).
+// (post,list,webhooks,noisy: the tables to print).
 import { Client } from 'pg';
 import { request } from 'undici';
 import { loadApiConfig, loadDotEnv, loadWorkerConfig } from '@worktrack/config';
@@ -15,13 +17,14 @@ import { createDb } from '@worktrack/db';
 import { bootstrapOrganization } from '../services/api/src/modules/organizations/bootstrap-organization';
 import { benchHttpPaths } from './http-paths';
 import { listeningPid, measureCpu } from './proc-cpu';
+import { benchNoisyNeighbour } from './noisy-neighbour';
 import { benchWebhooks } from './webhook-paths';
 import { runToExit } from './run-to-exit';
 
 const base = process.env.BENCH_URL ?? 'http://127.0.0.1:3000';
 const seconds = Number(process.env.BENCH_SECONDS ?? 10);
 const events = Number(process.env.BENCH_EVENTS ?? 10_000);
-const paths = new Set((process.env.BENCH_PATHS ?? 'post,list,webhooks').split(','));
+const paths = new Set((process.env.BENCH_PATHS ?? 'post,list,webhooks,noisy').split(','));
 const LIST_TASKS = 1_000;
 
 async function organization(databaseUrl: string, name: string) {
@@ -70,23 +73,38 @@ async function main() {
     { post: paths.has('post') && JSON.stringify({ ...taskBody, projectId: created.id }), listProjectId: paths.has('list') && listed.id },
   );
 
-  if (!paths.has('webhooks')) return void (await pg.end());
-  await analyze();
-  const hooks = await organization(api.databaseUrl, 'Bench hooks');
-  await benchWebhooks({
-    base,
-    headers: hooks.headers,
-    seconds,
-    events,
-    apiPid,
-    workerPid,
-    redisUrl: api.redisUrl,
-    redisPrefix: api.redisPrefix,
-    pg,
-    organization: { id: hooks.id, userId: hooks.userId },
-    cpu,
-    serverCpu: process.env.BENCH_SERVER_CPU === undefined ? undefined : Number(process.env.BENCH_SERVER_CPU),
-  });
+  if (paths.has('webhooks')) {
+    await analyze();
+    const hooks = await organization(api.databaseUrl, 'Bench hooks');
+    await benchWebhooks({
+      base,
+      headers: hooks.headers,
+      seconds,
+      events,
+      apiPid,
+      workerPid,
+      redisUrl: api.redisUrl,
+      redisPrefix: api.redisPrefix,
+      pg,
+      organization: { id: hooks.id, userId: hooks.userId },
+      cpu,
+      serverCpu: process.env.BENCH_SERVER_CPU === undefined ? undefined : Number(process.env.BENCH_SERVER_CPU),
+    });
+  }
+  if (paths.has('noisy')) {
+    await analyze();
+    await benchNoisyNeighbour({
+      base,
+      seconds,
+      events,
+      workerPid,
+      redisUrl: api.redisUrl,
+      redisPrefix: api.redisPrefix,
+      pg,
+      organization: (name) => organization(api.databaseUrl, name),
+      cpu,
+    });
+  }
   await pg.end();
 }
 

@@ -1,4 +1,4 @@
-// Webhook deliveries: worktrack's worker (fan-out to 2 subscriptions leasing the first attempts, sign, POST, record)
+// Webhook deliveries: worktrack's worker (fan-out to 2 subscriptions, fair claim, sign, POST, record)
 // against a bare BullMQ job loop that signs and POSTs the same body with undici, same receiver.
 import { Queue } from 'bullmq';
 import IORedis from 'ioredis';
@@ -10,6 +10,7 @@ import { startChild } from './children';
 import { measureCpuBusy, type CpuUse } from './proc-cpu';
 import { paced, percentile, startReceiver, type Arrival, type Receiver } from './receiver';
 import { cpuNote, printTable, type Measured } from './table';
+import { taskRecord } from './task-record';
 
 export interface WebhookBench {
   /** worktrack's base URL and the hooks organization's headers. */
@@ -34,24 +35,6 @@ const SECRET = 'bench-secret-value';
 const BASELINE_QUEUE = 'bench-baseline-deliveries';
 const CHUNK = 1_000;
 const CONNECTIONS = 50;
-
-function taskRecord(projectId: string, creatorId: string) {
-  const now = new Date().toISOString();
-  return {
-    id: newId('task'),
-    title: 'Benchmark task',
-    description: 'x'.repeat(200),
-    status: 'todo',
-    priority: 'high',
-    projectId,
-    assigneeId: null,
-    creatorId,
-    dueDate: null,
-    customFields: {},
-    createdAt: now,
-    updatedAt: now,
-  };
-}
 
 async function inChunks<T>(items: T[], add: (chunk: T[]) => Promise<unknown>): Promise<void> {
   for (let i = 0; i < items.length; i += CHUNK) await add(items.slice(i, i + CHUNK));
@@ -133,7 +116,8 @@ export async function benchWebhooks(bench: WebhookBench): Promise<void> {
     return (await res.body.json()) as { id: string };
   };
   try {
-    for (let i = 0; i < SUBSCRIPTIONS; i++) await api('/v1/webhooks', { url: receiver.url, events: ['task.created'], secret: SECRET });
+    // One busy organization with a fast receiver: each subscription may have as many attempts in flight as the worker makes.
+    for (let i = 0; i < SUBSCRIPTIONS; i++) await api('/v1/webhooks', { url: receiver.url, events: ['task.created'], secret: SECRET, maxConcurrency: 100 });
     const project = await api('/v1/projects', { name: 'Hooks' });
     const deliveries = bench.events * SUBSCRIPTIONS;
     const deliveryBody = () =>
@@ -160,7 +144,7 @@ export async function benchWebhooks(bench: WebhookBench): Promise<void> {
     );
     const worktrack = await drain(receiver, 'worktrack', deliveries, [bench.workerPid], bench, () => inChunks(eventIds, (ids) => jobs.publishEvents(ids)));
     printTable(`Webhook deliveries (${bench.events.toLocaleString('en-US')} events x ${SUBSCRIPTIONS} subscriptions, saturated)`, 'delivery', worktrack, bare, [
-      'worktrack: outbox events published as the API does, then the worker: fan-out (leasing the first attempts), sign, POST, record. Baseline: jobs added with addBulk, each signing and POSTing its body.',
+      'worktrack: outbox events published as the API does, then the worker: fan-out, fair claim, sign, POST, record. Baseline: jobs added with addBulk, each signing and POSTing its body.',
     ]);
 
     // End to end: tasks created through the API as fast as it takes them, the worker delivering meanwhile.
