@@ -150,6 +150,8 @@ describe('the dashboard in a browser', () => {
     await go('/dashboard/webhooks');
     await page.getByLabel('Endpoint URL').fill(receiver.url);
     await page.getByLabel('Description (optional)').fill('Local receiver');
+    await page.getByLabel('Requests at once').fill('5');
+    await page.getByLabel('Requests per second (optional)').fill('1000');
     await page.getByRole('button', { name: 'Create subscription' }).click();
     await expect(page.locator('#new-secret').textContent()).resolves.toMatch(/^whsec_/);
     await checkPage();
@@ -158,6 +160,7 @@ describe('the dashboard in a browser', () => {
     await page.getByRole('link', { name: 'Open it' }).click();
     webhookPath = new URL(page.url()).pathname;
     await checkPage();
+    await expect(main().textContent()).resolves.toContain('5 requests at once, at most 1000 per second');
     await page.getByRole('button', { name: 'Send test' }).click();
     expect(new URL(page.url()).pathname).toMatch(/\/deliveries\/dlv_\w+$/);
     // The page refreshes its attempts itself while the delivery is pending.

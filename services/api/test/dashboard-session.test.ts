@@ -217,3 +217,103 @@ describe('test mode', () => {
     expect((await agent.get('/dashboard/projects')).text).toContain('Live launch plan');
   });
 });
+
+describe('the webhook form', () => {
+  let agent: Awaited<ReturnType<typeof signedIn>>;
+  let token: string;
+  beforeAll(async () => {
+    agent = await signedIn(h, admin());
+    token = csrfOf((await agent.get('/dashboard/webhooks')).text);
+  });
+  const record = async (id: string) => (await as(h.app, org.liveKey).get(`/v1/webhooks/${id}`)).body;
+  /** The value of a page's input (an empty one is rendered as a bare `value`), or null without one. */
+  const inputValue = (html: string, name: string) => {
+    const input = new RegExp(`<input[^>]*name="${name}"[^>]*>`).exec(html)?.[0];
+    if (!input) throw new Error(`no ${name} input on the page`);
+    const value = /\svalue(?:="([^"]*)")?[\s/>]/.exec(input);
+    return value ? (value[1] ?? '') : null;
+  };
+
+  it('offers both caps on create, 10 at once and no rate limit to begin with, and creates with what was typed', async () => {
+    const page = await agent.get('/dashboard/webhooks');
+    expect(page.text).toContain('<label for="f-maxConcurrency">Requests at once</label>');
+    expect(page.text).toContain('<label for="f-rateLimit">Requests per second (optional)</label>');
+    expect(page.text).toMatch(/<input type="number"[^>]*min="1" max="100"[^>]*name="maxConcurrency"/);
+    expect(inputValue(page.text, 'maxConcurrency')).toBe('10');
+    expect(inputValue(page.text, 'rateLimit')).toBe('');
+
+    const res = await agent
+      .post('/dashboard/webhooks')
+      .type('form')
+      .send({ url: 'https://93.184.215.14/caps', events: '*', maxConcurrency: '4', rateLimit: '25', _csrf: token });
+    expect(res.status).toBe(201);
+    const id = /href="\/dashboard\/webhooks\/(whk_\w+)">Open it/.exec(res.text)![1]!;
+    expect(await record(id)).toMatchObject({ maxConcurrency: 4, rateLimit: 25 });
+  });
+
+  it('creates with the defaults when both are left empty', async () => {
+    const res = await agent
+      .post('/dashboard/webhooks')
+      .type('form')
+      .send({ url: 'https://93.184.215.14/defaults', events: '*', maxConcurrency: '', rateLimit: '', _csrf: token });
+    expect(res.status).toBe(201);
+    const id = /href="\/dashboard\/webhooks\/(whk_\w+)">Open it/.exec(res.text)![1]!;
+    expect(await record(id)).toMatchObject({ maxConcurrency: 10, rateLimit: null });
+  });
+
+  it('edits both, shows them on the page and in the form, and an emptied rate limit removes it', async () => {
+    const created = await as(h.app, org.liveKey).post('/v1/webhooks', { url: 'https://93.184.215.14/edit', events: ['*'], rateLimit: 9 });
+    const path = `/dashboard/webhooks/${created.body.id}`;
+    const page = await agent.get(path);
+    expect(inputValue(page.text, 'maxConcurrency')).toBe('10');
+    expect(inputValue(page.text, 'rateLimit')).toBe('9');
+    expect(page.text).toContain('10 requests at once, at most 9 per second');
+
+    const form = { url: 'https://93.184.215.14/edit', events: '*', description: '', _csrf: token };
+    const saved = await agent
+      .post(path)
+      .type('form')
+      .send({ ...form, maxConcurrency: '7', rateLimit: '' });
+    expect(saved.status).toBe(303);
+    expect(await record(created.body.id)).toMatchObject({ maxConcurrency: 7, rateLimit: null });
+    const after = await agent.get(path);
+    expect(inputValue(after.text, 'maxConcurrency')).toBe('7');
+    expect(inputValue(after.text, 'rateLimit')).toBe('');
+    expect(after.text).toContain('7 requests at once, no rate limit');
+  });
+
+  it.each([
+    [{ maxConcurrency: '0' }, 'maxConcurrency'],
+    [{ maxConcurrency: '2.5' }, 'maxConcurrency'],
+    [{ rateLimit: '10001' }, 'rateLimit'],
+    [{ rateLimit: 'fast' }, 'rateLimit'],
+  ])('refuses %j beside the field, keeps what was typed, and changes nothing', async (fields, param) => {
+    const created = await as(h.app, org.liveKey).post('/v1/webhooks', { url: 'https://93.184.215.14/bounds', events: ['*'], maxConcurrency: 3 });
+    const path = `/dashboard/webhooks/${created.body.id}`;
+    const typed = { maxConcurrency: '3', rateLimit: '', ...fields };
+    const res = await agent
+      .post(path)
+      .type('form')
+      .send({ url: 'https://93.184.215.14/bounds', events: '*', ...typed, _csrf: token });
+    expect(res.status).toBe(400);
+    expect(res.text).toMatch(new RegExp(`<input[^>]*id="f-${param}"[^>]*aria-invalid="true"`));
+    expect(res.text).toContain(`href="#f-${param}"`);
+    expect(inputValue(res.text, param)).toBe(typed[param as keyof typeof typed]);
+    expect(await record(created.body.id)).toMatchObject({ maxConcurrency: 3, rateLimit: null });
+  });
+
+  it('shows a receiver’s pause on the webhook page and in the list while it holds', async () => {
+    const created = await as(h.app, org.liveKey).post('/v1/webhooks', { url: 'https://93.184.215.14/paused', events: ['*'] });
+    const path = `/dashboard/webhooks/${created.body.id}`;
+    expect((await agent.get(path)).text).not.toContain('<dt>Paused</dt>');
+
+    const until = new Date(Date.now() + 3600 * 1000);
+    await h.db.webhook.update({ where: { id: created.body.id }, data: { pausedUntil: until } });
+    const page = await agent.get(path);
+    expect(page.text).toContain('<dt>Paused</dt>');
+    expect(page.text).toContain(`<time datetime="${until.toISOString()}">`);
+    expect(page.text).toContain('answered 429 or 503 with Retry-After');
+    const list = await agent.get('/dashboard/webhooks?limit=100');
+    expect(list.text).toMatch(new RegExp(`href="${path}">[^]*?</th>[^]*?<span class="tag">paused</span>`));
+  });
+});

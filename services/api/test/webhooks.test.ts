@@ -106,6 +106,9 @@ describe('POST /v1/webhooks', () => {
       status: 'active',
       disabledReason: null,
       disabledAt: null,
+      maxConcurrency: 10,
+      rateLimit: null,
+      pausedUntil: null,
       createdAt: expect.stringMatching(ISO),
       updatedAt: expect.stringMatching(ISO),
     });
@@ -229,7 +232,20 @@ describe('GET /v1/webhooks', () => {
     expect(ids(res)).toEqual([...created].sort().reverse());
     expect(res.body.pagination).toEqual({ total: 3, limit: 50, offset: 0, hasMore: false, nextCursor: null });
     for (const record of res.body.data) {
-      expect(Object.keys(record).sort()).toEqual(['createdAt', 'description', 'disabledAt', 'disabledReason', 'events', 'id', 'status', 'updatedAt', 'url']);
+      expect(Object.keys(record).sort()).toEqual([
+        'createdAt',
+        'description',
+        'disabledAt',
+        'disabledReason',
+        'events',
+        'id',
+        'maxConcurrency',
+        'pausedUntil',
+        'rateLimit',
+        'status',
+        'updatedAt',
+        'url',
+      ]);
     }
     expect(JSON.stringify(res.body)).not.toContain('secret_known_secret');
   });
@@ -268,6 +284,9 @@ describe('GET /v1/webhooks/{id}', () => {
       status: 'active',
       disabledReason: null,
       disabledAt: null,
+      maxConcurrency: 10,
+      rateLimit: null,
+      pausedUntil: null,
       createdAt: expect.stringMatching(ISO),
       updatedAt: expect.stringMatching(ISO),
     });

@@ -187,7 +187,7 @@ export interface paths {
         put?: never;
         /**
          * Create a webhook subscription
-         * @description The `url` must be https and must not resolve to a private, loopback, link-local or metadata address (400). Without `secret`, one is generated (`whsec_...`) and returned in this response only. The plan limits subscriptions per mode: free 2, pro 50 (403 `quota_exceeded`). A subscription made with a test key receives only test events.
+         * @description The `url` must be https and must not resolve to a private, loopback, link-local or metadata address (400). Without `secret`, one is generated (`whsec_...`) and returned in this response only. The plan limits subscriptions per mode: free 2, pro 50 (403 `quota_exceeded`). A subscription made with a test key receives only test events. `maxConcurrency` (1-100, default 10) caps its attempts in flight at once and `rateLimit` (1-10000 per second, default null: none) its attempts per second, across all workers.
          *
          *     Needs the `webhooks:write` permission.
          */
@@ -223,7 +223,7 @@ export interface paths {
         head?: never;
         /**
          * Update a webhook subscription
-         * @description Changes `url`, `events`, `description`. A new `secret` rotates it: the old one keeps signing `webhook-signature` for 24 hours. `status: "active"` re-enables a disabled subscription and resumes its pending deliveries at once; `status: "disabled"` pauses it.
+         * @description Changes `url`, `events`, `description`, `maxConcurrency` and `rateLimit` (null removes the limit; a new rate applies at once). A new `secret` rotates it: the old one keeps signing `webhook-signature` for 24 hours. `status: "active"` re-enables a disabled subscription, lifts a pause set by its receiver’s Retry-After and resumes its pending deliveries at once; `status: "disabled"` pauses it.
          *
          *     Needs the `webhooks:write` permission.
          */
@@ -2399,6 +2399,15 @@ export interface components {
             disabledReason: "delivery_failures" | "manual" | null;
             /** Format: date-time */
             disabledAt: string | null;
+            /** @description Attempts in flight at once across all workers; more wait their turn */
+            maxConcurrency: number;
+            /** @description Attempts per second across all workers; null for no limit */
+            rateLimit: number | null;
+            /**
+             * Format: date-time
+             * @description Set when the receiver answered 429 or 503 with Retry-After: no attempts are made until then (at most an hour ahead), and the waiting ones do not count as failures. Null when not paused. Read-only.
+             */
+            pausedUntil: string | null;
             /**
              * Format: date-time
              * @example 2026-11-21T10:00:00.000Z
@@ -2427,6 +2436,15 @@ export interface components {
             disabledReason: "delivery_failures" | "manual" | null;
             /** Format: date-time */
             disabledAt: string | null;
+            /** @description Attempts in flight at once across all workers; more wait their turn */
+            maxConcurrency: number;
+            /** @description Attempts per second across all workers; null for no limit */
+            rateLimit: number | null;
+            /**
+             * Format: date-time
+             * @description Set when the receiver answered 429 or 503 with Retry-After: no attempts are made until then (at most an hour ahead), and the waiting ones do not count as failures. Null when not paused. Read-only.
+             */
+            pausedUntil: string | null;
             /**
              * Format: date-time
              * @example 2026-11-21T10:00:00.000Z
@@ -5367,6 +5385,13 @@ export interface operations {
                     events: "*"[] | ("task.created" | "task.updated" | "task.deleted" | "task.completed" | "project.created" | "project.updated" | "project.deleted" | "member.added" | "member.removed" | "member.role_changed" | "comment.created" | "comment.updated" | "comment.deleted" | "file.uploaded" | "file.deleted")[];
                     description?: string | null;
                     secret?: string;
+                    /**
+                     * @description Attempts in flight at once across all workers, 1-100
+                     * @default 10
+                     */
+                    maxConcurrency?: number;
+                    /** @description Attempts per second across all workers, 1-10000; null for no limit */
+                    rateLimit?: number | null;
                 };
             };
         };
@@ -5910,6 +5935,10 @@ export interface operations {
                     events?: "*"[] | ("task.created" | "task.updated" | "task.deleted" | "task.completed" | "project.created" | "project.updated" | "project.deleted" | "member.added" | "member.removed" | "member.role_changed" | "comment.created" | "comment.updated" | "comment.deleted" | "file.uploaded" | "file.deleted")[];
                     description?: string | null;
                     secret?: string;
+                    /** @description Attempts in flight at once across all workers, 1-100 */
+                    maxConcurrency?: number;
+                    /** @description Attempts per second across all workers, 1-10000; null for no limit */
+                    rateLimit?: number | null;
                     /** @enum {string} */
                     status?: "active" | "disabled";
                 };

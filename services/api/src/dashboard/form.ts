@@ -24,6 +24,14 @@ export const optional = (value: string) => (value === '' ? undefined : value);
 export const orNull = (value: string) => (value === '' ? null : value);
 
 /**
+ * A number typed into a form, as the API's JSON number; anything else (empty: undefined or null, as
+ * `optional` or `orNull` made it; not a number) goes through unchanged, for the API's validation to name.
+ */
+export function numeric<T extends string | null | undefined>(value: T): number | T {
+  return typeof value === 'string' && /^[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/i.test(value) ? Number(value) : value;
+}
+
+/**
  * A date or date-time typed into a form, as the API's RFC 3339 timestamp in UTC (the forms say so):
  * `2026-12-01` is that day's midnight, `2026-12-01T10:30` that minute. Anything else goes through
  * unchanged, for the API's validation to name.

@@ -9,9 +9,9 @@ import { recover } from '../../modules/webhooks/recover-deliveries';
 import { testWebhook } from '../../modules/webhooks/test-webhook';
 import { updateWebhook } from '../../modules/webhooks/update-webhook';
 import type { WebhookRecord } from '../../modules/webhooks/webhook-record';
-import { generateSecret } from '../../modules/webhooks/webhook-rules';
+import { generateSecret, MAX_CONCURRENCY } from '../../modules/webhooks/webhook-rules';
 import { callerOf } from '../context';
-import { formOf, list, optional, orNull, queryOf, text, utcTimestamp, type Form } from '../form';
+import { formOf, list, numeric, optional, orNull, queryOf, text, utcTimestamp, type Form } from '../form';
 import { redirectDone } from '../notices';
 import { callOperation } from '../operation';
 import { problemOf, type Problem } from '../problem';
@@ -29,7 +29,23 @@ const LOG_FILTERS = ['status', 'event', 'offset'] as const;
 /** A datetime-local value a day back: where recovery usually starts. */
 const dayAgo = () => new Date(Date.now() - 24 * 3600 * 1000).toISOString().slice(0, 16);
 
-const webhookBody = (form: Form) => ({ url: text(form, 'url'), events: list(form, 'events'), description: orNull(text(form, 'description')) });
+const webhookBody = (form: Form) => ({
+  url: text(form, 'url'),
+  events: list(form, 'events'),
+  description: orNull(text(form, 'description')),
+  // Emptied: the default on create, unchanged on edit; an emptied rate limit is none.
+  maxConcurrency: numeric(optional(text(form, 'maxConcurrency'))),
+  rateLimit: numeric(orNull(text(form, 'rateLimit'))),
+});
+
+/** A subscription's fields as its edit form shows them. */
+const formValuesOf = (webhook: WebhookRecord): Form => ({
+  url: webhook.url,
+  description: webhook.description ?? '',
+  events: webhook.events,
+  maxConcurrency: String(webhook.maxConcurrency),
+  rateLimit: webhook.rateLimit === null ? '' : String(webhook.rateLimit),
+});
 
 function CreateWebhookForm({ values, problem }: { values: Form; problem?: Problem | undefined }) {
   return (
@@ -64,6 +80,7 @@ function WebhookList({ webhooks, pagination }: { webhooks: WebhookRecord[]; pagi
               </th>
               <td>
                 <Badge value={webhook.status} />
+                {webhook.pausedUntil && <span class="tag">paused</span>}
               </td>
               <td>{webhook.events.join(', ')}</td>
             </tr>
@@ -119,7 +136,7 @@ export function webhookPages(router: Router, { deps, assets }: DashboardApp): vo
         <WebhooksBody
           webhooks={webhooks.data}
           pagination={webhooks.pagination}
-          values={extra.values ?? { events: ['*'] }}
+          values={extra.values ?? { events: ['*'], maxConcurrency: String(MAX_CONCURRENCY.default) }}
           problem={extra.problem}
           created={extra.created}
         />
@@ -136,8 +153,7 @@ export function webhookPages(router: Router, { deps, assets }: DashboardApp): vo
       callOperation(getWebhookStats, caller, { params }),
       callOperation(listDeliveries, caller, { params, query: filters }),
     ]);
-    const editing =
-      extra.problem?.form === 'edit' ? (extra.values ?? {}) : { url: webhook.url, description: webhook.description ?? '', events: webhook.events };
+    const editing = extra.problem?.form === 'edit' ? (extra.values ?? {}) : formValuesOf(webhook);
     const can = caller.tenant.permissions.has('webhooks:write');
     renderPage(req, res, assets, {
       title: webhook.description || 'Subscription',

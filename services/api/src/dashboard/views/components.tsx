@@ -136,6 +136,26 @@ export function TextField(props: FieldProps & { value?: string | null; type?: st
   );
 }
 
+/** A whole number within bounds; the browser checks them first, the API again. */
+export function NumberField(props: FieldProps & { value?: string | null; min: number; max: number; required?: boolean; placeholder?: string }) {
+  return (
+    <FieldShell {...props}>
+      <input
+        type="number"
+        inputMode="numeric"
+        step={1}
+        min={props.min}
+        max={props.max}
+        value={props.value ?? ''}
+        required={props.required}
+        placeholder={props.placeholder}
+        autoComplete="off"
+        {...inputAttributes(props)}
+      />
+    </FieldShell>
+  );
+}
+
 export function TextArea(props: FieldProps & { value?: string | null; rows?: number }) {
   return (
     <FieldShell {...props}>

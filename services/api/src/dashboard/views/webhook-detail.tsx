@@ -39,8 +39,22 @@ export function WebhookSummary({ webhook }: { webhook: WebhookRecord }) {
           </>
         )}
       </dd>
+      {webhook.pausedUntil && (
+        <>
+          <dt>Paused</dt>
+          <dd>
+            Until <Time value={webhook.pausedUntil} />: the endpoint answered 429 or 503 with Retry-After, so deliveries wait until then. Waiting does not count
+            as failing.
+          </dd>
+        </>
+      )}
       <dt>Events</dt>
       <dd>{webhook.events.join(', ')}</dd>
+      <dt>Limits</dt>
+      <dd>
+        {webhook.maxConcurrency} {webhook.maxConcurrency === 1 ? 'request' : 'requests'} at once,{' '}
+        {webhook.rateLimit === null ? 'no rate limit' : `at most ${webhook.rateLimit} per second`}
+      </dd>
       {webhook.description && (
         <>
           <dt>Description</dt>

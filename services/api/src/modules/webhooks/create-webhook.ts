@@ -10,7 +10,7 @@ export const createWebhook = defineRoute({
   path: '/webhooks',
   summary: 'Create a webhook subscription',
   description:
-    'The `url` must be https and must not resolve to a private, loopback, link-local or metadata address (400). Without `secret`, one is generated (`whsec_...`) and returned in this response only. The plan limits subscriptions per mode: free 2, pro 50 (403 `quota_exceeded`). A subscription made with a test key receives only test events.',
+    'The `url` must be https and must not resolve to a private, loopback, link-local or metadata address (400). Without `secret`, one is generated (`whsec_...`) and returned in this response only. The plan limits subscriptions per mode: free 2, pro 50 (403 `quota_exceeded`). A subscription made with a test key receives only test events. `maxConcurrency` (1-100, default 10) caps its attempts in flight at once and `rateLimit` (1-10000 per second, default null: none) its attempts per second, across all workers.',
   tag: 'Webhooks',
   permission: 'webhooks:write',
   body: createWebhookBody,
@@ -23,7 +23,15 @@ export const createWebhook = defineRoute({
     const webhook = await deps.db.$transaction(async (tx) => {
       await assertSubscriptionQuota(tx, tenant, tenant.plan);
       return tx.webhook.create({
-        data: scoped(tenant, { id: newId('webhook'), url: body.url, events: body.events, description: body.description ?? null, secret }),
+        data: scoped(tenant, {
+          id: newId('webhook'),
+          url: body.url,
+          events: body.events,
+          description: body.description ?? null,
+          secret,
+          maxConcurrency: body.maxConcurrency,
+          rateLimit: body.rateLimit,
+        }),
       });
     });
     return { ...toWebhookRecord(webhook), ...(body.secret === undefined && { secret }) };

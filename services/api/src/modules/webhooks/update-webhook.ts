@@ -6,16 +6,16 @@ import { updateWebhookBody, webhookParams } from './webhook-schemas';
 const ROTATION_OVERLAP_MS = 24 * 3600 * 1000;
 
 /**
- * Changes url, events, description; rotates the secret (the old one keeps signing
- * `webhook-signature` for 24 h); `status: "active"` re-enables a disabled subscription and
- * resumes its pending deliveries at once.
+ * Changes url, events, description, maxConcurrency, rateLimit; rotates the secret (the old one
+ * keeps signing `webhook-signature` for 24 h); `status: "active"` re-enables a disabled
+ * subscription, lifts a receiver's pause and resumes its pending deliveries at once.
  */
 export const updateWebhook = defineRoute({
   method: 'patch',
   path: '/webhooks/:webhookId',
   summary: 'Update a webhook subscription',
   description:
-    'Changes `url`, `events`, `description`. A new `secret` rotates it: the old one keeps signing `webhook-signature` for 24 hours. `status: "active"` re-enables a disabled subscription and resumes its pending deliveries at once; `status: "disabled"` pauses it.',
+    'Changes `url`, `events`, `description`, `maxConcurrency` and `rateLimit` (null removes the limit; a new rate applies at once). A new `secret` rotates it: the old one keeps signing `webhook-signature` for 24 hours. `status: "active"` re-enables a disabled subscription, lifts a pause set by its receiver’s Retry-After and resumes its pending deliveries at once; `status: "disabled"` pauses it.',
   tag: 'Webhooks',
   permission: 'webhooks:write',
   params: webhookParams,
@@ -30,14 +30,18 @@ export const updateWebhook = defineRoute({
       const reenabling = body.status === 'active' && existing.status === 'disabled';
       const disabling = body.status === 'disabled' && existing.status === 'active';
       const rotating = body.secret !== undefined && body.secret !== existing.secret;
+      // The worker's token bucket counts tokens at the old rate; reset, it starts afresh at the new one.
+      const rerating = body.rateLimit !== undefined && body.rateLimit !== existing.rateLimit;
       const webhook = await tx.webhook.update({
         where: { id: existing.id },
         data: {
           url: body.url,
           events: body.events,
           description: body.description,
+          maxConcurrency: body.maxConcurrency,
+          ...(rerating && { rateLimit: body.rateLimit, rateTokens: null, rateTokensAt: null }),
           ...(rotating && { secret: body.secret, previousSecret: existing.secret, previousSecretExpiresAt: new Date(Date.now() + ROTATION_OVERLAP_MS) }),
-          ...(reenabling && { status: 'active', disabledReason: null, disabledAt: null }),
+          ...(reenabling && { status: 'active', disabledReason: null, disabledAt: null, pausedUntil: null }),
           ...(disabling && { status: 'disabled', disabledReason: 'manual', disabledAt: new Date() }),
         },
       });

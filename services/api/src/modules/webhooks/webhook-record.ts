@@ -6,6 +6,7 @@ import { notFound } from '../../http/errors';
 import { out } from '../../http/record-fields';
 import { defineResource } from '../../http/route';
 import { iso } from '../timestamps';
+import { MAX_CONCURRENCY, RATE_LIMIT } from './webhook-rules';
 
 /** A subscription as the API shows it (DECISIONS §4): never its secret. */
 export interface WebhookRecord {
@@ -16,6 +17,9 @@ export interface WebhookRecord {
   status: WebhookStatus;
   disabledReason: string | null;
   disabledAt: string | null;
+  maxConcurrency: number;
+  rateLimit: number | null;
+  pausedUntil: string | null;
   createdAt: string;
   updatedAt: string;
 }
@@ -53,6 +57,14 @@ export interface DeliveryDetail extends DeliveryRecord {
   attempts: DeliveryAttemptRecord[];
 }
 
+/**
+ * A pause the worker set is shown while it holds (DECISIONS §13); once passed it means nothing,
+ * whether or not the worker has cleared it yet, so the record says null.
+ */
+function pauseOf(webhook: Webhook): string | null {
+  return webhook.pausedUntil && webhook.pausedUntil.getTime() > Date.now() ? webhook.pausedUntil.toISOString() : null;
+}
+
 export function toWebhookRecord(webhook: Webhook): WebhookRecord {
   return {
     id: webhook.id,
@@ -62,6 +74,9 @@ export function toWebhookRecord(webhook: Webhook): WebhookRecord {
     status: webhook.status,
     disabledReason: webhook.disabledReason,
     disabledAt: iso(webhook.disabledAt),
+    maxConcurrency: webhook.maxConcurrency,
+    rateLimit: webhook.rateLimit,
+    pausedUntil: pauseOf(webhook),
     createdAt: webhook.createdAt.toISOString(),
     updatedAt: webhook.updatedAt.toISOString(),
   };
@@ -114,6 +129,24 @@ const webhookFields = {
     .required()
     .description('`delivery_failures` when a delivery exhausted its retries, `manual` when disabled by PATCH; null while active'),
   disabledAt: out.nullableTimestamp(),
+  maxConcurrency: Joi.number()
+    .integer()
+    .min(MAX_CONCURRENCY.min)
+    .max(MAX_CONCURRENCY.max)
+    .required()
+    .description('Attempts in flight at once across all workers; more wait their turn'),
+  rateLimit: Joi.number()
+    .integer()
+    .min(RATE_LIMIT.min)
+    .max(RATE_LIMIT.max)
+    .allow(null)
+    .required()
+    .description('Attempts per second across all workers; null for no limit'),
+  pausedUntil: out
+    .nullableTimestamp()
+    .description(
+      'Set when the receiver answered 429 or 503 with Retry-After: no attempts are made until then (at most an hour ahead), and the waiting ones do not count as failures. Null when not paused. Read-only.',
+    ),
   createdAt: out.timestamp(),
   updatedAt: out.timestamp(),
 };

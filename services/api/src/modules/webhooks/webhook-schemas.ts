@@ -4,6 +4,7 @@ import { EVENT_TYPES } from '@worktrack/events';
 import { standardSecretKey } from '@worktrack/webhooks';
 import { creationOrder } from '../../http/list-order';
 import { pageQuery, type PageParams } from '../../http/pagination';
+import { MAX_CONCURRENCY, RATE_LIMIT } from './webhook-rules';
 import type { DeliveryRecord, WebhookRecord } from './webhook-record';
 
 const url = Joi.string()
@@ -28,12 +29,28 @@ const secret = Joi.string()
   .max(255)
   .custom((value: string, helpers) => (value.startsWith('whsec_') && !standardSecretKey(value) ? helpers.error('secret.standard') : value))
   .messages({ 'secret.standard': 'secret starting with whsec_ must be whsec_ followed by the base64 of 24 to 64 bytes' });
+// Strict: a JSON number, never a numeric string.
+const maxConcurrency = Joi.number()
+  .strict()
+  .integer()
+  .min(MAX_CONCURRENCY.min)
+  .max(MAX_CONCURRENCY.max)
+  .description(`Attempts in flight at once across all workers, ${MAX_CONCURRENCY.min}-${MAX_CONCURRENCY.max}`);
+const rateLimit = Joi.number()
+  .strict()
+  .integer()
+  .min(RATE_LIMIT.min)
+  .max(RATE_LIMIT.max)
+  .allow(null)
+  .description(`Attempts per second across all workers, ${RATE_LIMIT.min}-${RATE_LIMIT.max}; null for no limit`);
 
 export interface WebhookInput {
   url: string;
   events: string[];
   description?: string | null;
   secret?: string;
+  maxConcurrency?: number;
+  rateLimit?: number | null;
 }
 
 export interface WebhookPatch extends Partial<WebhookInput> {
@@ -46,8 +63,23 @@ export const deliveryParams = Joi.object<{ webhookId: string; deliveryId: string
   deliveryId: Joi.string().max(100).required(),
 });
 
-export const createWebhookBody = Joi.object<WebhookInput, true>({ url: url.required(), events: events.required(), description, secret });
-export const updateWebhookBody = Joi.object<WebhookPatch, true>({ url, events, description, secret, status: Joi.string().valid('active', 'disabled') });
+export const createWebhookBody = Joi.object<WebhookInput, true>({
+  url: url.required(),
+  events: events.required(),
+  description,
+  secret,
+  maxConcurrency: maxConcurrency.default(MAX_CONCURRENCY.default),
+  rateLimit: rateLimit.default(null),
+});
+export const updateWebhookBody = Joi.object<WebhookPatch, true>({
+  url,
+  events,
+  description,
+  secret,
+  maxConcurrency,
+  rateLimit,
+  status: Joi.string().valid('active', 'disabled'),
+});
 
 export const webhookOrder = creationOrder<WebhookRecord>('webhooks', '-createdAt');
 export const listWebhooksQuery = Joi.object<PageParams<'createdAt'>, true>({ ...pageQuery(webhookOrder) });
