@@ -21,8 +21,10 @@ export interface ClaimedDelivery {
 // The organizations with a delivery due and unleased that may be sent now (its subscription active
 // and not paused, or a test delivery). The subscriptions with pending deliveries are found by a skip
 // scan of the (status, webhookId, nextAttemptAt) index, so a backlog of thousands costs one probe per
-// subscription, not a row each. Locking the organizations (NO KEY UPDATE: tasks inserted meanwhile
-// still take their key share) makes each one's claims take turns across workers, so its counts of
+// subscription, not a row each; the probe for a due delivery is a LATERAL ... LIMIT 1 on the same
+// index (an EXISTS may be planned as a hash of every pending delivery when the statistics are old).
+// Locking the organizations (NO KEY UPDATE: tasks inserted meanwhile still take their key share)
+// makes each one's claims take turns across workers, so its counts of
 // attempts in flight, read by the next statement, cannot be raced past its caps; SKIP LOCKED leaves
 // an organization another worker is claiming for to that worker.
 const LOCK_DUE_ORGANIZATIONS = {
@@ -36,13 +38,16 @@ const LOCK_DUE_ORGANIZATIONS = {
     )
     SELECT o.id FROM "Organization" o
     WHERE o.id IN (
-      SELECT w."organizationId" FROM pending p JOIN "Webhook" w ON w.id = p.id
-      WHERE EXISTS (
+      SELECT w."organizationId" FROM pending p
+      JOIN "Webhook" w ON w.id = p.id
+      CROSS JOIN LATERAL (
         SELECT 1 FROM "Delivery" d
         WHERE d.status = 'pending' AND d."webhookId" = w.id AND d."nextAttemptAt" <= now()
           AND (d."lockedUntil" IS NULL OR d."lockedUntil" < now())
           AND (d.test OR (w.status = 'active' AND (w."pausedUntil" IS NULL OR w."pausedUntil" <= now())))
-      )
+        ORDER BY d."nextAttemptAt"
+        LIMIT 1
+      ) due
     )
     ORDER BY o.id
     FOR NO KEY UPDATE SKIP LOCKED`,

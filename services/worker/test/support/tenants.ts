@@ -3,11 +3,9 @@ import type { Received } from './receiver';
 
 /** A subscription to `project.created` at `url`, with the caps given set as the subscriber would. */
 export async function subscribe(h: Harness, org: TestOrg, url: string, caps: { maxConcurrency?: number; rateLimit?: number } = {}): Promise<string> {
-  const res = await as(h.app, org.liveKey).post('/v1/webhooks', { url, events: ['project.created'] });
+  const res = await as(h.app, org.liveKey).post('/v1/webhooks', { url, events: ['project.created'], ...caps });
   if (res.status !== 201) throw new Error(`subscription refused: ${res.status} ${JSON.stringify(res.body)}`);
-  const webhookId = res.body.id as string;
-  if (Object.keys(caps).length > 0) await h.db.webhook.update({ where: { id: webhookId }, data: caps });
-  return webhookId;
+  return res.body.id as string;
 }
 
 /** A new organization (on the pro plan: up to 50 subscriptions) with a subscription at each of `urls`. */
