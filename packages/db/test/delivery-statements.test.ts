@@ -1,49 +1,156 @@
 import {
-  claimDeliveries,
+  claimDueDeliveries,
   createDatabase,
   fanOutEvents,
-  firstAttemptsPending,
   newId,
   recordAttempts,
   undispatchedEvents,
   type AttemptRecord,
+  type ClaimedDelivery,
   type Database,
+  type Delivery,
+  type Webhook,
 } from '../src/index';
 import { Pool } from 'pg';
 import { createOrg, type TestOrg } from '../../../services/api/test/support/harness';
 
 let database: Database;
-let org: TestOrg;
 
 beforeAll(async () => {
-  database = createDatabase(process.env.DATABASE_URL!, { poolSize: 2 });
-  org = await createOrg(database.db);
+  database = createDatabase(process.env.DATABASE_URL!, { poolSize: 4 });
 });
 afterAll(() => database.close());
 
-const CLAIM_MS = 60_000;
+// A claim takes what is due in the whole database: each test claims only its own deliveries, those
+// the tests before it left pending being failed first.
+beforeEach(async () => {
+  await database.pool.query(`UPDATE "Delivery" SET status = 'failed', "lockedUntil" = NULL WHERE status = 'pending'`);
+});
 
-async function webhook(events = ['*'], status: 'active' | 'disabled' = 'active') {
+const CLAIM_MS = 60_000;
+const ago = (ms: number) => new Date(Date.now() - ms);
+const ahead = (ms: number) => new Date(Date.now() + ms);
+const idsOf = (rows: { id: string }[]) => rows.map((row) => row.id).sort();
+const claim = (limit = 100, pool = database.pool) => claimDueDeliveries(pool, limit, CLAIM_MS);
+
+const newOrg = () => createOrg(database.db);
+
+interface SubscriptionFields {
+  events?: string[];
+  status?: 'active' | 'disabled';
+  disabledReason?: string | null;
+  disabledAt?: Date | null;
+  maxConcurrency?: number;
+  rateLimit?: number | null;
+  pausedUntil?: Date | null;
+  previousSecret?: string | null;
+  previousSecretExpiresAt?: Date | null;
+}
+
+async function subscription(org: TestOrg, fields: SubscriptionFields = {}): Promise<Webhook> {
   return database.db.webhook.create({
-    data: { id: newId('webhook'), organizationId: org.organization.id, mode: 'live', url: 'https://example.com/hook', events, secret: 'secret-value', status },
+    data: {
+      id: newId('webhook'),
+      organizationId: org.organization.id,
+      mode: 'live',
+      url: `https://example.com/hooks/${newId('webhook')}`,
+      events: ['*'],
+      secret: `whsec-${newId('webhook')}`,
+      ...fields,
+    },
   });
 }
 
-async function event(type = 'project.created') {
+async function event(org: TestOrg, type = 'project.created') {
   return database.db.outboxEvent.create({ data: { id: newId('event'), organizationId: org.organization.id, mode: 'live', type, data: { id: 'prj_1' } } });
 }
 
-async function delivery(webhookId: string, fields: { attemptCount?: number; status?: 'pending' | 'succeeded'; lockedUntil?: Date; test?: boolean } = {}) {
+interface DeliveryFields {
+  attemptCount?: number;
+  attemptsBeforeRecovery?: number;
+  status?: 'pending' | 'succeeded' | 'failed';
+  nextAttemptAt?: Date;
+  lockedUntil?: Date;
+  test?: boolean;
+  eventId?: string;
+  eventType?: string;
+  body?: string;
+}
+
+/** A delivery of the subscription's, pending and due a minute ago unless told otherwise. */
+async function pending(webhook: Webhook, fields: DeliveryFields = {}): Promise<Delivery> {
   return database.db.delivery.create({
-    data: { id: newId('delivery'), organizationId: org.organization.id, mode: 'live', webhookId, eventType: 'project.created', body: '{}', ...fields },
+    data: {
+      id: newId('delivery'),
+      organizationId: webhook.organizationId,
+      mode: 'live',
+      webhookId: webhook.id,
+      eventType: 'project.created',
+      body: '{}',
+      nextAttemptAt: ago(60_000),
+      ...fields,
+    },
   });
+}
+
+/** `count` due deliveries of the subscription, the first due `dueAgoMs` ago and each next one a millisecond later; oldest first. */
+async function backlog(webhook: Webhook, count: number, dueAgoMs = 60_000): Promise<string[]> {
+  const first = Date.now() - dueAgoMs;
+  const data = Array.from({ length: count }, (_, i) => ({
+    id: newId('delivery'),
+    organizationId: webhook.organizationId,
+    mode: 'live' as const,
+    webhookId: webhook.id,
+    eventType: 'project.created',
+    body: '{}',
+    nextAttemptAt: new Date(first + i),
+  }));
+  await database.db.delivery.createMany({ data });
+  return data.map((d) => d.id);
+}
+
+/** The subscriptions' attempts in flight: their deliveries leased now. */
+async function inFlight(webhooks: Webhook[]): Promise<number[]> {
+  const { rows } = await database.pool.query<{ webhookId: string; n: number }>(
+    `SELECT "webhookId", count(*)::int AS n FROM "Delivery" WHERE "webhookId" = ANY ($1::text[]) AND "lockedUntil" > now() GROUP BY "webhookId"`,
+    [webhooks.map((w) => w.id)],
+  );
+  return webhooks.map((w) => rows.find((row) => row.webhookId === w.id)?.n ?? 0);
+}
+
+const sum = (counts: number[]) => counts.reduce((total, n) => total + n, 0);
+
+/** The record of a claimed delivery's attempt; a success unless told otherwise. */
+function recordOf(delivery: ClaimedDelivery, fields: Partial<AttemptRecord> = {}): AttemptRecord {
+  return {
+    attemptId: newId('attempt'),
+    deliveryId: delivery.id,
+    webhookId: delivery.webhookId,
+    attempt: delivery.attemptCount + 1,
+    attemptedAt: new Date(),
+    responseStatus: 200,
+    responseTimeMs: 5,
+    error: null,
+    responseBody: 'ok',
+    responseHeaders: null,
+    status: 'succeeded',
+    nextAttemptAt: null,
+    disableWebhook: false,
+    pauseWebhookUntil: null,
+    ...fields,
+  };
 }
 
 describe('fanOutEvents', () => {
   it('gives each event not yet dispatched a delivery per matching subscription, once, whoever else dispatches it', async () => {
-    const [all, projects, tasksOnly] = [await webhook(['*']), await webhook(['project.created']), await webhook(['task.created'])];
-    await webhook(['*'], 'disabled');
-    const [first, second] = [await event(), await event()];
+    const org = await newOrg();
+    const [all, projects, tasksOnly] = [
+      await subscription(org, { events: ['*'] }),
+      await subscription(org, { events: ['project.created'] }),
+      await subscription(org, { events: ['task.created'] }),
+    ];
+    await subscription(org, { events: ['*'], status: 'disabled' });
+    const [first, second] = [await event(org), await event(org)];
 
     const found = await undispatchedEvents(database.pool, [first.id, second.id]);
     expect(found.map((e) => [e.id, [...e.webhookIds].sort()])).toEqual(
@@ -51,121 +158,368 @@ describe('fanOutEvents', () => {
     );
     expect(found.flatMap((e) => e.webhookIds)).not.toContain(tasksOnly.id);
 
-    const deliveries = found.flatMap((e) =>
-      e.webhookIds.map((webhookId) => ({ id: newId('delivery'), eventId: e.id, webhookId, body: `{"e":"${e.id}"}`, claim: false })),
-    );
+    const deliveries = found.flatMap((e) => e.webhookIds.map((webhookId) => ({ id: newId('delivery'), eventId: e.id, webhookId, body: `{"e":"${e.id}"}` })));
     const again = deliveries.map((d) => ({ ...d, id: newId('delivery') }));
     const [inserted, raced] = await Promise.all([
-      fanOutEvents(database.pool, [first.id, second.id], deliveries, CLAIM_MS),
-      fanOutEvents(database.pool, [second.id, first.id], again, CLAIM_MS),
+      fanOutEvents(database.pool, [first.id, second.id], deliveries),
+      fanOutEvents(database.pool, [second.id, first.id], again),
     ]);
-    expect([inserted, raced].map((ids) => ids.length).sort()).toEqual([0, 4]);
+    // The event id of each delivery inserted, all by one of the two dispatchers.
+    expect([inserted, raced].map((eventIds) => eventIds.length).sort()).toEqual([0, 4]);
+    expect([...inserted, ...raced].sort()).toEqual([first.id, first.id, second.id, second.id].sort());
     expect(await database.db.delivery.count({ where: { eventId: { in: [first.id, second.id] } } })).toBe(4);
     expect(await undispatchedEvents(database.pool, [first.id, second.id])).toEqual([]);
+    expect(await fanOutEvents(database.pool, [first.id], [{ id: newId('delivery'), eventId: first.id, webhookId: all.id, body: '{}' }])).toEqual([]);
   });
 
-  it('leases the first attempts asked for, as claimDeliveries would, unless the subscription was disabled meanwhile', async () => {
-    const [leased, unleased, disabledMeanwhile] = [await webhook(['project.created']), await webhook(['project.created']), await webhook(['project.created'])];
-    const created = await event();
-    await database.db.webhook.update({ where: { id: disabledMeanwhile.id }, data: { status: 'disabled' } });
-    const asked = [
-      { id: newId('delivery'), eventId: created.id, webhookId: leased.id, body: '{"leased":true}', claim: true },
-      { id: newId('delivery'), eventId: created.id, webhookId: unleased.id, body: '{}', claim: false },
-      { id: newId('delivery'), eventId: created.id, webhookId: disabledMeanwhile.id, body: '{}', claim: true },
-    ];
+  it('inserts each delivery due at once and unleased, with its stored body, for the next claim to take', async () => {
+    const org = await newOrg();
+    const [one, two] = [await subscription(org), await subscription(org)];
+    const created = await event(org, 'task.created');
+    const asked = [one, two].map((w) => ({ id: newId('delivery'), eventId: created.id, webhookId: w.id, body: `{"to":"${w.id}"}` }));
+    const before = Date.now();
 
-    const fannedOut = await fanOutEvents(database.pool, [created.id], asked, CLAIM_MS);
+    expect(await fanOutEvents(database.pool, [created.id], asked)).toEqual([created.id, created.id]);
 
-    const byWebhook = new Map(fannedOut.map((d) => [asked.find((a) => a.id === d.id)!.webhookId, d]));
-    expect(byWebhook.get(leased.id)!.claimed).toEqual({
-      id: asked[0]!.id,
-      eventType: 'project.created',
-      body: '{"leased":true}',
-      test: false,
-      attemptsBeforeRecovery: 0,
-      attemptCount: 0,
-      webhookId: leased.id,
-      url: leased.url,
-      secret: leased.secret,
-      previousSecret: null,
-      previousSecretExpiresAt: null,
-      eventCreatedAt: created.createdAt,
-    });
-    expect(byWebhook.get(unleased.id)!.claimed).toBeNull();
-    expect(byWebhook.get(disabledMeanwhile.id)!.claimed).toBeNull();
-    const rows = await database.db.delivery.findMany({ where: { eventId: created.id } });
-    const lockedUntil = (webhookId: string) => rows.find((r) => r.webhookId === webhookId)!.lockedUntil;
-    expect(lockedUntil(leased.id)!.getTime()).toBeGreaterThan(Date.now() + CLAIM_MS / 2);
-    expect(lockedUntil(unleased.id)).toBeNull();
-    expect(lockedUntil(disabledMeanwhile.id)).toBeNull();
-    // Leased, so no claim takes it from this worker; the unleased one is claimable as ever.
-    const claimed = await claimDeliveries(
+    const rows = await database.db.delivery.findMany({ where: { eventId: created.id }, orderBy: { id: 'asc' } });
+    expect(rows.map((d) => d.id)).toEqual(idsOf(asked));
+    for (const row of rows) {
+      expect(row).toMatchObject({
+        organizationId: org.organization.id,
+        mode: 'live',
+        eventType: 'task.created',
+        body: asked.find((a) => a.id === row.id)!.body,
+        status: 'pending',
+        test: false,
+        attemptCount: 0,
+        lockedUntil: null,
+        lastAttemptAt: null,
+      });
+      // Postgres keeps milliseconds, rounded.
+      expect(row.nextAttemptAt!.getTime()).toBeGreaterThanOrEqual(before - 1);
+      expect(row.nextAttemptAt!.getTime()).toBeLessThanOrEqual(Date.now() + 1);
+    }
+    expect(idsOf(await claim())).toEqual(idsOf(asked));
+  });
+
+  it('marks an event with no subscription left dispatched, inserting nothing', async () => {
+    const org = await newOrg();
+    const lonely = await event(org);
+    expect(await fanOutEvents(database.pool, [lonely.id], [])).toEqual([]);
+    expect((await database.db.outboxEvent.findUniqueOrThrow({ where: { id: lonely.id } })).dispatchedAt).not.toBeNull();
+    expect(await undispatchedEvents(database.pool, [lonely.id])).toEqual([]);
+  });
+
+  it('skips a subscription deleted meanwhile; one disabled meanwhile gets its delivery, which waits for it to be enabled again', async () => {
+    const org = await newOrg();
+    const [kept, deleted, disabled] = [await subscription(org), await subscription(org), await subscription(org)];
+    const created = await event(org);
+    const [found] = await undispatchedEvents(database.pool, [created.id]);
+    expect([...found!.webhookIds].sort()).toEqual([kept.id, deleted.id, disabled.id].sort());
+    await database.db.webhook.delete({ where: { id: deleted.id } });
+    await database.db.webhook.update({ where: { id: disabled.id }, data: { status: 'disabled', disabledReason: 'manual', disabledAt: new Date() } });
+
+    const inserted = await fanOutEvents(
       database.pool,
-      asked.map((a) => ({ deliveryId: a.id, attempt: 1 })),
-      CLAIM_MS,
+      [created.id],
+      found!.webhookIds.map((webhookId) => ({ id: newId('delivery'), eventId: created.id, webhookId, body: '{}' })),
     );
-    expect(claimed.map((d) => d.id)).toEqual([asked[1]!.id]);
+
+    expect(inserted).toEqual([created.id, created.id]);
+    const rows = await database.db.delivery.findMany({ where: { eventId: created.id } });
+    expect(rows.map((d) => d.webhookId).sort()).toEqual([kept.id, disabled.id].sort());
+    expect((await database.db.outboxEvent.findUniqueOrThrow({ where: { id: created.id } })).dispatchedAt).not.toBeNull();
+    const claimed = await claim();
+    expect(claimed.map((d) => d.webhookId)).toEqual([kept.id]);
+    await database.db.webhook.update({ where: { id: disabled.id }, data: { status: 'active', disabledReason: null, disabledAt: null } });
+    expect((await claim()).map((d) => d.webhookId)).toEqual([disabled.id]);
   });
 });
 
-describe('claimDeliveries', () => {
-  it('leases, in one statement, each delivery whose claimed attempt is due and free, and no other', async () => {
-    const active = await webhook();
-    const disabled = await webhook(['*'], 'disabled');
-    const due = await delivery(active.id);
-    const retry = await delivery(active.id, { attemptCount: 2 });
-    const held = await delivery(active.id, { lockedUntil: new Date(Date.now() + 60_000) });
-    const settled = await delivery(active.id, { status: 'succeeded' });
-    const paused = await delivery(disabled.id);
-    const sample = await delivery(disabled.id, { test: true });
+describe('claimDueDeliveries', () => {
+  it('leases each delivery that is pending, due and free, of an active subscription not paused or for a test, and no other', async () => {
+    const org = await newOrg();
+    const active = await subscription(org);
+    const disabled = await subscription(org, { status: 'disabled', disabledReason: 'manual', disabledAt: new Date() });
+    const paused = await subscription(org, { pausedUntil: ahead(3_600_000) });
+    const pauseOver = await subscription(org, { pausedUntil: ago(1_000) });
+    const claimable = [
+      await pending(active),
+      await pending(active, { attemptCount: 2 }),
+      // Its worker died: the lease lapsed.
+      await pending(active, { attemptCount: 1, lockedUntil: ago(1_000) }),
+      await pending(pauseOver),
+      await pending(disabled, { test: true }),
+      await pending(paused, { test: true }),
+    ];
+    await pending(active, { nextAttemptAt: ahead(60_000) });
+    await pending(active, { lockedUntil: ahead(60_000) });
+    await pending(active, { status: 'succeeded' });
+    await pending(active, { status: 'failed' });
+    await pending(disabled);
+    await pending(paused);
+    const before = Date.now();
 
-    const claimed = await claimDeliveries(
-      database.pool,
-      [
-        { deliveryId: due.id, attempt: 1 },
-        { deliveryId: retry.id, attempt: 3 },
-        { deliveryId: retry.id, attempt: 2 },
-        { deliveryId: held.id, attempt: 1 },
-        { deliveryId: settled.id, attempt: 1 },
-        { deliveryId: paused.id, attempt: 1 },
-        { deliveryId: sample.id, attempt: 1 },
-      ],
-      CLAIM_MS,
-    );
-    expect(claimed.map((d) => [d.id, d.attemptCount]).sort()).toEqual(
-      [
-        [due.id, 0],
-        [retry.id, 2],
-        [sample.id, 0],
-      ].sort(),
-    );
-    expect(claimed.find((d) => d.id === due.id)).toMatchObject({
-      webhookId: active.id,
-      url: active.url,
-      secret: active.secret,
-      body: '{}',
+    const claimed = await claim();
+
+    expect(idsOf(claimed)).toEqual(idsOf(claimable));
+    const leased = await database.db.delivery.findMany({ where: { id: { in: idsOf(claimable) } } });
+    for (const row of leased) {
+      expect(row.lockedUntil!.getTime()).toBeGreaterThanOrEqual(before + CLAIM_MS - 1);
+      expect(row.lockedUntil!.getTime()).toBeLessThanOrEqual(Date.now() + CLAIM_MS + 1);
+    }
+    expect(await claim()).toEqual([]);
+  });
+
+  it('returns what the attempt needs: the stored body, the attempts made, the signing secrets, when the event happened', async () => {
+    const org = await newOrg();
+    const rotating = await subscription(org, { previousSecret: 'whsec-old', previousSecretExpiresAt: ahead(3_600_000) });
+    const plain = await subscription(org, { status: 'disabled', disabledReason: 'manual', disabledAt: new Date() });
+    const created = await event(org, 'task.created');
+    const retried = await pending(rotating, {
+      eventId: created.id,
+      eventType: 'task.created',
+      body: '{"id":"tsk_1"}',
+      attemptCount: 3,
+      attemptsBeforeRecovery: 2,
+    });
+    const sample = await pending(plain, { test: true, eventType: 'task.updated', body: '{"test":true}' });
+
+    const claimed = await claim();
+
+    const byId = new Map(claimed.map((d) => [d.id, d]));
+    expect(claimed).toHaveLength(2);
+    expect(byId.get(retried.id)).toEqual({
+      id: retried.id,
+      eventType: 'task.created',
+      body: '{"id":"tsk_1"}',
       test: false,
+      attemptsBeforeRecovery: 2,
+      attemptCount: 3,
+      webhookId: rotating.id,
+      url: rotating.url,
+      secret: rotating.secret,
+      previousSecret: 'whsec-old',
+      previousSecretExpiresAt: rotating.previousSecretExpiresAt,
+      eventCreatedAt: created.createdAt,
+    });
+    expect(byId.get(sample.id)).toEqual({
+      id: sample.id,
+      eventType: 'task.updated',
+      body: '{"test":true}',
+      test: true,
+      attemptsBeforeRecovery: 0,
+      attemptCount: 0,
+      webhookId: plain.id,
+      url: plain.url,
+      secret: plain.secret,
+      previousSecret: null,
+      previousSecretExpiresAt: null,
       eventCreatedAt: null,
     });
-    expect(await claimDeliveries(database.pool, [{ deliveryId: due.id, attempt: 1 }], CLAIM_MS)).toEqual([]);
+  });
+
+  it("holds a subscription to its maxConcurrency attempts in flight, the longest due first, until one's record frees a slot or its lease lapses", async () => {
+    const org = await newOrg();
+    const capped = await subscription(org, { maxConcurrency: 3 });
+    const due = await backlog(capped, 10);
+
+    const first = await claim();
+    expect(idsOf(first)).toEqual(due.slice(0, 3));
+    expect(await claim()).toEqual([]);
+    expect(await inFlight([capped])).toEqual([3]);
+
+    await recordAttempts(database.pool, [recordOf(first.find((d) => d.id === due[0])!)]);
+    expect(idsOf(await claim())).toEqual([due[3]]);
+    expect(await claim()).toEqual([]);
+
+    // A worker that died: its lease lapses, and the delivery is due again, the longest due.
+    await database.db.delivery.update({ where: { id: due[1] }, data: { lockedUntil: ago(1) } });
+    expect(idsOf(await claim())).toEqual([due[1]]);
+    expect(await inFlight([capped])).toEqual([3]);
+  });
+
+  it('holds an organization to the largest maxConcurrency of its subscriptions in flight in total, the least loaded subscription first', async () => {
+    const org = await newOrg();
+    const subscriptions = [];
+    for (let i = 0; i < 5; i++) subscriptions.push(await subscription(org, { maxConcurrency: 2 }));
+    // The first subscription's deliveries are the longest due, the next one's next, and so on.
+    const due: string[][] = [];
+    for (const [i, webhook] of subscriptions.entries()) due.push(await backlog(webhook, 3, 60_000 - i * 100));
+
+    const first = await claim();
+    // One attempt each of two subscriptions, though the first has two slots and the longest due.
+    expect(idsOf(first)).toEqual([due[0]![0]!, due[1]![0]!].sort());
+    expect(await claim()).toEqual([]);
+
+    await recordAttempts(database.pool, [recordOf(first.find((d) => d.id === due[1]![0])!)]);
+    // Not the first subscription's next, the longest due, while it has an attempt in flight: the freed one's.
+    expect(idsOf(await claim())).toEqual([due[1]![1]!]);
+    expect(sum(await inFlight(subscriptions))).toBe(2);
+    expect(await claim()).toEqual([]);
+  });
+
+  it('leaves an organization another worker is claiming for to that worker, without waiting for it', async () => {
+    const [claimedElsewhere, free] = [await newOrg(), await newOrg()];
+    const [held] = await backlog(await subscription(claimedElsewhere), 1);
+    const [other] = await backlog(await subscription(free), 1);
+    const otherWorker = await database.pool.connect();
+    try {
+      await otherWorker.query('BEGIN');
+      await otherWorker.query(`SELECT id FROM "Organization" WHERE id = $1 FOR NO KEY UPDATE`, [claimedElsewhere.organization.id]);
+      expect(idsOf(await claim())).toEqual([other]);
+      await otherWorker.query('ROLLBACK');
+    } finally {
+      otherWorker.release();
+    }
+    expect(idsOf(await claim())).toEqual([held]);
+  });
+
+  it('takes the deliveries of an organization whose rows are being written meanwhile (a project inserted, its key share taken)', async () => {
+    const org = await newOrg();
+    const [due] = await backlog(await subscription(org), 1);
+    const writer = await database.pool.connect();
+    try {
+      await writer.query('BEGIN');
+      await writer.query(`INSERT INTO "Project" (id, "organizationId", mode, name, "updatedAt") VALUES ($1, $2, 'live', 'P', now())`, [
+        newId('project'),
+        org.organization.id,
+      ]);
+      expect(idsOf(await claim())).toEqual([due]);
+      await writer.query('ROLLBACK');
+    } finally {
+      writer.release();
+    }
+  });
+
+  it('serves the organizations in turn: a backlog of one does not hold back the few deliveries of another', async () => {
+    const [busy, quiet] = [await newOrg(), await newOrg()];
+    const busySubscription = await subscription(busy, { maxConcurrency: 50 });
+    const quietSubscription = await subscription(quiet);
+    // The backlog is older: the longest due alone would take four of it.
+    const backlogged = await backlog(busySubscription, 50, 120_000);
+    const few = await backlog(quietSubscription, 2, 60_000);
+
+    expect(idsOf(await claim(4))).toEqual([...backlogged.slice(0, 2), ...few].sort());
+  });
+
+  it('serves the organizations in turn however many subscriptions each has', async () => {
+    const [wide, narrow] = [await newOrg(), await newOrg()];
+    const oldest: string[] = [];
+    for (let i = 0; i < 20; i++) oldest.push(...(await backlog(await subscription(wide), 1, 120_000 - i)));
+    const single = await backlog(await subscription(narrow), 1, 60_000);
+
+    expect(idsOf(await claim(2))).toEqual([oldest[0]!, single[0]!].sort());
+  });
+
+  it('serves the least loaded organization first: one with attempts in flight waits for an idle one', async () => {
+    const [loaded, idle] = [await newOrg(), await newOrg()];
+    const loadedDue = await backlog(await subscription(loaded), 5, 120_000);
+    expect(idsOf(await claim(2))).toEqual(loadedDue.slice(0, 2));
+    const idleDue = await backlog(await subscription(idle), 3, 60_000);
+
+    expect(idsOf(await claim(2))).toEqual(idleDue.slice(0, 2));
+    // Two in flight each: one each.
+    expect(idsOf(await claim(2))).toEqual([loadedDue[2]!, idleDue[2]!].sort());
+  });
+
+  it("takes no more than the whole tokens of a subscription's rate-limit bucket, which holds a quarter second's worth, at least one", async () => {
+    // rateLimit 4: a bucket of max(1, 4/4) = 1 token, however many are due and however high the cap.
+    const slow = await subscription(await newOrg(), { rateLimit: 4, maxConcurrency: 10 });
+    await backlog(slow, 10);
+    expect(await claim()).toHaveLength(1);
+    const charged = await database.db.webhook.findUniqueOrThrow({ where: { id: slow.id } });
+    expect(charged.rateTokens).toBe(0);
+    expect(charged.rateTokensAt).not.toBeNull();
+  });
+
+  it('refills the bucket at rateLimit tokens a second', async () => {
+    const trickle = await subscription(await newOrg(), { rateLimit: 1 });
+    await backlog(trickle, 5);
+    expect(await claim()).toHaveLength(1);
+    expect(await claim()).toEqual([]);
+    // A second later (the bucket's clock moved back rather than waited out), one token more.
+    await database.pool.query(`UPDATE "Webhook" SET "rateTokensAt" = "rateTokensAt" - interval '1 second' WHERE id = $1`, [trickle.id]);
+    expect(await claim()).toHaveLength(1);
+    expect(await claim()).toEqual([]);
+    expect(await inFlight([trickle])).toEqual([2]);
+  });
+
+  it('refills the bucket to its capacity and no more, however long it waited', async () => {
+    // rateLimit 40: a bucket of 10.
+    const fast = await subscription(await newOrg(), { rateLimit: 40, maxConcurrency: 30 });
+    await backlog(fast, 30);
+    expect(await claim()).toHaveLength(10);
+    await database.pool.query(`UPDATE "Webhook" SET "rateTokensAt" = "rateTokensAt" - interval '10 seconds' WHERE id = $1`, [fast.id]);
+    expect(await claim()).toHaveLength(10);
+    expect(await inFlight([fast])).toEqual([20]);
+  });
+
+  it("takes nothing of a paused subscription's but its test deliveries, until the pause ends", async () => {
+    const paused = await subscription(await newOrg(), { pausedUntil: ahead(3_600_000) });
+    const waiting = await backlog(paused, 3);
+    const sample = await pending(paused, { test: true });
+
+    expect(idsOf(await claim())).toEqual([sample.id]);
+    expect(await claim()).toEqual([]);
+    await database.db.webhook.update({ where: { id: paused.id }, data: { pausedUntil: ago(1) } });
+    expect(idsOf(await claim())).toEqual(waiting);
+  });
+
+  it('never leases a delivery twice nor exceeds a cap when workers claim at the same time', async () => {
+    const [one, two, three, four] = [await newOrg(), await newOrg(), await newOrg(), await newOrg()];
+    const single = await subscription(one, { maxConcurrency: 3 });
+    const many = [
+      await subscription(two, { maxConcurrency: 2 }),
+      await subscription(two, { maxConcurrency: 2 }),
+      await subscription(two, { maxConcurrency: 2 }),
+    ];
+    const short = await subscription(three, { maxConcurrency: 5 });
+    const mixed = [await subscription(four, { maxConcurrency: 1 }), await subscription(four, { maxConcurrency: 4 })];
+    await backlog(single, 20);
+    for (const webhook of many) await backlog(webhook, 5);
+    await backlog(short, 4);
+    for (const webhook of mixed) await backlog(webhook, 10);
+    const caps = { single: 3, many: 2, short: 4, mixed: 4 };
+
+    const workers = Array.from({ length: 6 }, () => new Pool({ connectionString: process.env.DATABASE_URL, max: 1 }));
+    try {
+      const leased: string[] = [];
+      for (let round = 0; round < 20; round++) {
+        const claims = await Promise.all(workers.map((worker) => claimDueDeliveries(worker, 3, CLAIM_MS)));
+        const claimed = claims.flat();
+        leased.push(...claimed.map((d) => d.id));
+        const [singleNow, manyNow, shortNow, mixedNow] = [await inFlight([single]), await inFlight(many), await inFlight([short]), await inFlight(mixed)];
+        expect(sum(singleNow)).toBeLessThanOrEqual(caps.single);
+        expect(sum(manyNow)).toBeLessThanOrEqual(caps.many);
+        expect(sum(shortNow)).toBeLessThanOrEqual(caps.short);
+        expect(sum(mixedNow)).toBeLessThanOrEqual(caps.mixed);
+        expect(mixedNow[0]).toBeLessThanOrEqual(1);
+        // The worker that locks an organization claims for it: a round that takes nothing finds every cap reached.
+        if (claimed.length === 0) break;
+      }
+      expect(new Set(leased).size).toBe(leased.length);
+      expect(leased).toHaveLength(caps.single + caps.many + caps.short + caps.mixed);
+      expect([sum(await inFlight([single])), sum(await inFlight(many)), sum(await inFlight([short])), sum(await inFlight(mixed))]).toEqual([
+        caps.single,
+        caps.many,
+        caps.short,
+        caps.mixed,
+      ]);
+    } finally {
+      await Promise.all(workers.map((worker) => worker.end()));
+    }
   });
 });
 
 describe('recordAttempts', () => {
   it('records many attempts and what follows each in one statement: settled, rescheduled, failed with the subscription disabled', async () => {
-    const [kept, dropped] = [await webhook(), await webhook()];
-    const [ok, again, last] = [await delivery(kept.id), await delivery(kept.id, { attemptCount: 1 }), await delivery(dropped.id, { attemptCount: 6 })];
-    await claimDeliveries(
-      database.pool,
-      [
-        { deliveryId: ok.id, attempt: 1 },
-        { deliveryId: again.id, attempt: 2 },
-        { deliveryId: last.id, attempt: 7 },
-      ],
-      CLAIM_MS,
-    );
+    const org = await newOrg();
+    const [kept, dropped] = [await subscription(org), await subscription(org)];
+    const [ok, again, last] = [await pending(kept), await pending(kept, { attemptCount: 1 }), await pending(dropped, { attemptCount: 6 })];
+    expect(idsOf(await claim())).toEqual(idsOf([ok, again, last]));
     const attemptedAt = new Date('2026-11-22T10:00:00.000Z');
-    const nextAttemptAt = new Date('2026-11-22T10:05:00.000Z');
+    const nextAttemptAt = ahead(300_000);
     const base = {
       attemptedAt,
       responseTimeMs: 12,
@@ -173,6 +527,7 @@ describe('recordAttempts', () => {
       responseHeaders: { 'content-type': 'text/plain' },
       nextAttemptAt: null,
       disableWebhook: false,
+      pauseWebhookUntil: null,
     };
     const records: AttemptRecord[] = [
       { ...base, attemptId: newId('attempt'), deliveryId: ok.id, webhookId: kept.id, attempt: 1, responseStatus: 200, error: null, status: 'succeeded' },
@@ -222,8 +577,73 @@ describe('recordAttempts', () => {
       },
     ]);
     expect(byId.get(last.id)!.attempts[0]).toMatchObject({ responseStatus: null, error: 'timeout', responseBody: null, responseHeaders: null });
-    expect((await database.db.webhook.findUniqueOrThrow({ where: { id: dropped.id } })).status).toBe('disabled');
-    expect((await database.db.webhook.findUniqueOrThrow({ where: { id: kept.id } })).status).toBe('active');
+    expect(await database.db.webhook.findUniqueOrThrow({ where: { id: dropped.id } })).toMatchObject({
+      status: 'disabled',
+      disabledReason: 'delivery_failures',
+      disabledAt: expect.any(Date),
+      pausedUntil: null,
+    });
+    expect(await database.db.webhook.findUniqueOrThrow({ where: { id: kept.id } })).toMatchObject({
+      status: 'active',
+      disabledReason: null,
+      pausedUntil: null,
+    });
+    // The retry is due at its time, not before.
+    expect(await claim()).toEqual([]);
+  });
+
+  it("pauses the subscription until a receiver's Retry-After, keeping the later of two pauses", async () => {
+    const org = await newOrg();
+    const [busy, other] = [await subscription(org), await subscription(org)];
+    for (let i = 0; i < 5; i++) await pending(busy);
+    await pending(other);
+    const claimed = await claim();
+    const ofBusy = claimed.filter((d) => d.webhookId === busy.id);
+    expect(ofBusy).toHaveLength(5);
+    const [tenMinutes, fiveMinutes, twentyMinutes, twelveMinutes] = [ahead(600_000), ahead(300_000), ahead(1_200_000), ahead(720_000)];
+    const pausedUntil = async () => (await database.db.webhook.findUniqueOrThrow({ where: { id: busy.id } })).pausedUntil;
+    const retry = (d: ClaimedDelivery, pauseWebhookUntil: Date | null) =>
+      recordOf(d, { responseStatus: 429, error: 'http_status', status: 'pending', nextAttemptAt: ahead(600_000), pauseWebhookUntil });
+
+    await recordAttempts(database.pool, [retry(ofBusy[0]!, tenMinutes)]);
+    expect(await pausedUntil()).toEqual(tenMinutes);
+    await recordAttempts(database.pool, [retry(ofBusy[1]!, fiveMinutes)]);
+    expect(await pausedUntil()).toEqual(tenMinutes);
+    await recordAttempts(database.pool, [recordOf(ofBusy[2]!)]);
+    expect(await pausedUntil()).toEqual(tenMinutes);
+    // Two records of one statement: the later pause.
+    await recordAttempts(database.pool, [retry(ofBusy[3]!, twentyMinutes), retry(ofBusy[4]!, twelveMinutes)]);
+    expect(await pausedUntil()).toEqual(twentyMinutes);
+
+    expect(await database.db.webhook.findUniqueOrThrow({ where: { id: busy.id } })).toMatchObject({ status: 'active', disabledReason: null, disabledAt: null });
+    expect((await database.db.webhook.findUniqueOrThrow({ where: { id: other.id } })).pausedUntil).toBeNull();
+    // Paused: its delivery made due again waits; the other subscription's do not.
+    await database.db.delivery.update({ where: { id: ofBusy[0]!.id }, data: { nextAttemptAt: ago(1) } });
+    const otherDue = await pending(other);
+    expect(idsOf(await claim())).toEqual([otherDue.id]);
+  });
+
+  it('pauses a subscription disabled by hand without touching why and when it was disabled', async () => {
+    const org = await newOrg();
+    const disabledAt = new Date('2026-11-20T08:00:00.000Z');
+    const byHand = await subscription(org, { status: 'disabled', disabledReason: 'manual', disabledAt });
+    const [sample, another] = [await pending(byHand, { test: true }), await pending(byHand, { test: true })];
+    const claimed = await claim();
+    expect(idsOf(claimed)).toEqual(idsOf([sample, another]));
+    const until = ahead(120_000);
+
+    await recordAttempts(database.pool, [
+      recordOf(claimed[0]!, { responseStatus: 503, error: 'http_status', status: 'failed', pauseWebhookUntil: until }),
+      // Even a record that would disable it (a last retry failed) leaves a subscription disabled by hand as it was.
+      recordOf(claimed[1]!, { responseStatus: 500, error: 'http_status', status: 'failed', disableWebhook: true }),
+    ]);
+
+    expect(await database.db.webhook.findUniqueOrThrow({ where: { id: byHand.id } })).toMatchObject({
+      status: 'disabled',
+      disabledReason: 'manual',
+      disabledAt,
+      pausedUntil: until,
+    });
   });
 });
 
@@ -233,31 +653,40 @@ describe('the batch statements', () => {
     const generic = new Pool({ connectionString: process.env.DATABASE_URL, max: 1, options: '-c plan_cache_mode=force_generic_plan' });
     try {
       // Statistics of a moment when everything had been delivered: nothing pending or undispatched.
-      const { id: webhookId } = await webhook();
+      const org = await newOrg();
+      const webhook = await subscription(org);
       await generic.query(
-        `INSERT INTO "Delivery" (id, "organizationId", mode, "webhookId", "eventType", body, status, "updatedAt")
-         SELECT 'dlv_done_' || n, $1, 'live', $2, 'project.created', '{}', 'succeeded', now() FROM generate_series(1, 20000) AS n`,
-        [org.organization.id, webhookId],
+        `INSERT INTO "Delivery" (id, "organizationId", mode, "webhookId", "eventType", body, status, "nextAttemptAt", "updatedAt")
+         SELECT 'dlv_done_' || n, $1, 'live', $2, 'project.created', '{}', 'succeeded', now() - interval '1 hour', now() FROM generate_series(1, 20000) AS n`,
+        [org.organization.id, webhook.id],
       );
       await generic.query(
         `INSERT INTO "OutboxEvent" (id, "organizationId", mode, type, data, "dispatchedAt")
          SELECT 'evt_done_' || n, $1, 'live', 'project.created', '{}', now() FROM generate_series(1, 20000) AS n`,
         [org.organization.id],
       );
-      await generic.query('ANALYZE "Delivery", "OutboxEvent"');
-      await claimDeliveries(generic, [{ deliveryId: 'dlv_none', attempt: 1 }], CLAIM_MS);
+      await generic.query('ANALYZE "Delivery", "OutboxEvent", "Webhook", "Organization"');
+      // One delivery due, so that the claim runs both its statements and prepares them on this connection.
+      const due = await pending(webhook);
+      expect(idsOf(await claimDueDeliveries(generic, 1, 1))).toEqual([due.id]);
+      await recordAttempts(generic, []);
       await undispatchedEvents(generic, ['evt_none']);
-      await fanOutEvents(generic, ['evt_none'], [], CLAIM_MS);
-      await firstAttemptsPending(generic, ['evt_none']);
+      await fanOutEvents(generic, ['evt_none'], []);
       const plans = await Promise.all(
         [
-          `"deliveries.claim"('{dlv_none}', '{1}', 1)`,
+          `"deliveries.lock-due-organizations"`,
+          `"deliveries.claim-due"('{${org.organization.id}}', 10, 1)`,
+          `"deliveries.record"('[]')`,
           `"outbox-events.undispatched"('{evt_none}')`,
-          `"outbox-events.fan-out"('{evt_none}', '[]', 1)`,
-          `"deliveries.first-attempts-pending"('{evt_none}')`,
+          `"outbox-events.fan-out"('{evt_none}', '[]')`,
         ].map(async (call) => (await generic.query<{ 'QUERY PLAN': string }>(`EXPLAIN EXECUTE ${call}`)).rows.map((row) => row['QUERY PLAN']).join('\n')),
       );
-      for (const plan of plans) expect(plan).not.toMatch(/Delivery_status_nextAttemptAt_idx|OutboxEvent_dispatchedAt_createdAt_idx/);
+      for (const plan of plans) {
+        expect(plan).not.toMatch(/Delivery_status_nextAttemptAt_idx|OutboxEvent_dispatchedAt_createdAt_idx/);
+        expect(plan).not.toMatch(/Seq Scan on "(Delivery|OutboxEvent)"/);
+      }
+      // The claim finds the subscriptions with pending deliveries by a skip scan of the index made for it.
+      expect(plans[0]).toMatch(/Delivery_status_webhookId_nextAttemptAt_idx/);
     } finally {
       await generic.end();
     }

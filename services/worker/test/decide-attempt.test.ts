@@ -55,4 +55,36 @@ describe('decideAttempt', () => {
     expect(decideAttempt(failed, { number: 1, test: false }, short)).toEqual(retryAfter(20));
     expect(decideAttempt(failed, { number: 2, test: false }, short)).toEqual(failAndDisable);
   });
+
+  describe("with the receiver's Retry-After (429 or 503)", () => {
+    const backOff = (retryAfterMs: number | null) => ({ ok: false, retryAfterMs });
+
+    it.each<[number, number, number]>([
+      // Longer than the schedule's delay: the receiver's wins.
+      [1, 120_000, 120_000],
+      [2, 600_000, 600_000],
+      [5, 18_000_000, 18_000_000],
+      // Shorter, or none at all: the schedule's.
+      [1, 30_000, 60_000],
+      [1, 0, 60_000],
+      [3, 60_000, 900_000],
+      // Longer than 6 hours: 6 hours, unless the schedule waits longer still.
+      [1, 3 * 24 * 3_600_000, 21_600_000],
+      [4, 7 * 3_600_000, 21_600_000],
+    ])('attempt %i, Retry-After %i ms: retry after %i ms', (attempt, retryAfterMs, delayMs) => {
+      expect(decideAttempt(backOff(retryAfterMs), { number: attempt, test: false }, policy)).toEqual(retryAfter(delayMs));
+    });
+
+    it('caps the wait at 6 hours but never shortens a schedule that waits longer', () => {
+      const long = { retryDelaysMs: [8 * 3_600_000] };
+      expect(decideAttempt(backOff(10 * 3_600_000), { number: 1, test: false }, long)).toEqual(retryAfter(8 * 3_600_000));
+    });
+
+    it('changes nothing else: the last attempt still fails and disables, a test delivery still fails alone, a success settles', () => {
+      expect(decideAttempt(backOff(120_000), { number: 7, test: false }, policy)).toEqual(failAndDisable);
+      expect(decideAttempt(backOff(120_000), { number: 1, test: true }, policy)).toEqual(failOnly);
+      expect(decideAttempt({ ok: true, retryAfterMs: 120_000 }, { number: 1, test: false }, policy)).toEqual(settle);
+      expect(decideAttempt(backOff(null), { number: 1, test: false }, policy)).toEqual(retryAfter(60_000));
+    });
+  });
 });

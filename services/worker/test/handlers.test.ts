@@ -1,28 +1,29 @@
 import { randomUUID } from 'node:crypto';
 import { createLogger } from '@worktrack/config';
-import { newId } from '@worktrack/db';
+import { claimDueDeliveries, newId, type ClaimedDelivery } from '@worktrack/db';
 import { createMetricsRegistry } from '@worktrack/metrics';
 import { createRedisConnection, JobScheduler } from '@worktrack/queue';
-import { WebhookDeliverer } from '@worktrack/webhooks';
+import { verifyBodySignature, WebhookDeliverer } from '@worktrack/webhooks';
 import { as, createHarness, createOrg, waitFor, type Harness } from '../../api/test/support/harness';
 import type { WorkerDeps } from '../src/deps';
-import { AttemptSlots } from '../src/attempt-slots';
 import { DeliveryMetrics } from '../src/delivery-metrics';
-import { deliveryHandler, type DeliverWebhook } from '../src/handlers/deliver-webhook';
+import { DeliveryScheduler } from '../src/delivery-scheduler';
+import { deliveryHandler, type MakeAttempt } from '../src/handlers/deliver-webhook';
 import { dispatchHandler, type DispatchEvent } from '../src/handlers/dispatch-event';
 import { sweep } from '../src/sweep';
 import { receiversClosedAfterEach } from './support/receiver';
 
-// The handlers called directly, with no worker consuming the queues, to show what makes
-// duplicate and stale jobs harmless.
+// The handlers called directly, with no worker consuming the queues and no scheduler but the ones a
+// test starts, to show what each does on its own.
 let h: Harness;
 let deps: WorkerDeps;
-let dispatchEvent: DispatchEvent;
-/** A fan-out that leaves the first attempts to the test, as a worker killed right after its fan-out committed. */
-let fanOutOnly: DispatchEvent;
-let deliverWebhook: DeliverWebhook;
 let producer: ReturnType<typeof createRedisConnection>;
-const policy = { retryDelaysMs: [60_000], claimMs: 5_000 };
+let makeAttempt: MakeAttempt;
+let dispatchEvent: DispatchEvent;
+/** The claim's wake, as the dispatcher calls it. */
+const fannedOut = jest.fn<void, []>();
+const policy = { retryDelaysMs: [60_000, 300_000], claimMs: 5_000 };
+const HOUR_MS = 3_600_000;
 
 beforeAll(() => {
   h = createHarness({ WEBHOOK_ALLOWED_HOSTS: '127.0.0.1', REDIS_PREFIX: `wt-test-${randomUUID().slice(0, 8)}` });
@@ -35,17 +36,21 @@ beforeAll(() => {
     logger: createLogger('silent', 'test'),
     metrics: new DeliveryMetrics(createMetricsRegistry()),
   };
-  const slots = new AttemptSlots(50);
-  const delivery = deliveryHandler(deps, policy, slots);
-  deliverWebhook = delivery.deliverWebhook;
-  dispatchEvent = dispatchHandler(deps, policy, slots, delivery);
-  fanOutOnly = dispatchHandler(deps, policy, noFreeSlot(), { deliverWebhook: async () => undefined, attemptLeased: async () => undefined });
+  makeAttempt = deliveryHandler(deps, policy);
+  dispatchEvent = dispatchHandler(deps, fannedOut);
 });
 afterAll(async () => {
   await deps.jobs.close();
   await deps.deliverer.close();
   producer.disconnect();
   await h.close();
+});
+
+// A claim takes what is due in the whole database: each test claims only its own deliveries, those
+// the tests before it left pending being failed first.
+beforeEach(async () => {
+  await h.db.delivery.updateMany({ where: { status: 'pending' }, data: { status: 'failed', lockedUntil: null } });
+  fannedOut.mockClear();
 });
 
 /** The names of the prepared statements run on the handlers' pool from now until the returned function is called. */
@@ -60,15 +65,9 @@ function statementsRun(): () => (string | undefined)[] {
   };
 }
 
-/** Slots all taken, until the one there is is released. */
-function noFreeSlot(): AttemptSlots {
-  const slots = new AttemptSlots(1);
-  expect(slots.tryReserve()).toBe(true);
-  return slots;
-}
-
 const receiverFor = receiversClosedAfterEach();
 
+/** A subscription of a new organization to the receiver, and the event of a project created after it. */
 async function subscribedEvent(url: string) {
   const org = await createOrg(h.db);
   const webhookId = (await as(h.app, org.liveKey).post('/v1/webhooks', { url, events: ['project.created'] })).body.id as string;
@@ -77,157 +76,385 @@ async function subscribedEvent(url: string) {
   return { org, webhookId, eventId: event.id };
 }
 
+/** Claims what is due, which must be the one delivery of this subscription. */
+async function claimOnly(webhookId: string): Promise<ClaimedDelivery> {
+  const claimed = await claimDueDeliveries(deps.sql, 10, policy.claimMs);
+  expect(claimed.map((d) => d.webhookId)).toEqual([webhookId]);
+  return claimed[0]!;
+}
+
+/** A subscription's delivery fanned out and claimed, ready for its first attempt. */
+async function claimedDelivery(url: string) {
+  const { org, webhookId, eventId } = await subscribedEvent(url);
+  expect(await dispatchEvent({ eventIds: [eventId] })).toBe(1);
+  return { org, webhookId, eventId, delivery: await claimOnly(webhookId) };
+}
+
+const deliveryOf = (id: string) => h.db.delivery.findUniqueOrThrow({ where: { id }, include: { attempts: { orderBy: { attemptNumber: 'asc' } } } });
+const webhookOf = (id: string) => h.db.webhook.findUniqueOrThrow({ where: { id } });
+const retryJob = (deliveryId: string, attempt: number) => deps.jobs.deliveries.getJob(`${deliveryId}-${attempt}`);
+
 describe('dispatch-event', () => {
-  it('fans an event out once, however often it is dispatched', async () => {
+  it('fans an event out once, however often it is dispatched, by one worker or two', async () => {
     const { webhookId, eventId } = await subscribedEvent('http://127.0.0.1:9/never');
-    const counts = await Promise.all([fanOutOnly({ eventIds: [eventId] }), fanOutOnly({ eventIds: [eventId] })]);
-    expect(counts.sort()).toEqual([0, 1]);
-    expect(await fanOutOnly({ eventIds: [eventId] })).toBe(0);
+    const otherWorker = dispatchHandler(deps, fannedOut);
+    const counts = await Promise.all([dispatchEvent({ eventIds: [eventId] }), dispatchEvent({ eventIds: [eventId] }), otherWorker({ eventIds: [eventId] })]);
+    expect(counts.sort()).toEqual([0, 0, 1]);
+    expect(await dispatchEvent({ eventIds: [eventId] })).toBe(0);
     expect(await h.db.delivery.count({ where: { webhookId } })).toBe(1);
     expect((await h.db.outboxEvent.findUniqueOrThrow({ where: { id: eventId } })).dispatchedAt).not.toBeNull();
+    expect(fannedOut).toHaveBeenCalledTimes(1);
   });
 
-  it('makes the first attempts itself, leased by the fan-out, with no delivery job, and gives their slots back', async () => {
+  it('inserts the deliveries due at once and unleased, wakes the claim, and sends nothing itself', async () => {
     const receiver = await receiverFor();
     const { org, webhookId, eventId } = await subscribedEvent(receiver.url);
     const second = (await as(h.app, org.liveKey).post('/v1/webhooks', { url: receiver.url, events: ['project.created'] })).body.id as string;
-    const slots = new AttemptSlots(2);
-    const statements = statementsRun();
-    expect(await dispatchHandler(deps, policy, slots, deliveryHandler(deps, policy, slots))({ eventIds: [eventId] })).toBe(2);
-    expect(statements()).not.toContain('deliveries.claim');
+    const before = Date.now();
 
-    const made = await h.db.delivery.findMany({ where: { webhookId: { in: [webhookId, second] } }, include: { attempts: true } });
-    expect(made.map((d) => [d.status, d.attemptCount, d.lockedUntil, d.attempts.length])).toEqual([
-      ['succeeded', 1, null, 1],
-      ['succeeded', 1, null, 1],
-    ]);
-    expect(receiver.received).toHaveLength(2);
-    for (const d of made) expect(await deps.jobs.deliveries.getJob(`${d.id}-1`)).toBeUndefined();
-    expect([slots.tryReserve(), slots.tryReserve(), slots.tryReserve()]).toEqual([true, true, false]);
+    expect(await dispatchEvent({ eventIds: [eventId] })).toBe(2);
+
+    expect(fannedOut).toHaveBeenCalledTimes(1);
+    const made = await h.db.delivery.findMany({ where: { eventId }, orderBy: { webhookId: 'asc' } });
+    expect(made.map((d) => [d.webhookId, d.status, d.attemptCount, d.lockedUntil])).toEqual([webhookId, second].sort().map((id) => [id, 'pending', 0, null]));
+    for (const d of made) {
+      expect(d.nextAttemptAt!.getTime()).toBeGreaterThanOrEqual(before - 1);
+      expect(d.nextAttemptAt!.getTime()).toBeLessThanOrEqual(Date.now() + 1);
+      // No job: the claim finds them in Postgres.
+      expect(await retryJob(d.id, 1)).toBeUndefined();
+    }
+    expect(receiver.received).toHaveLength(0);
+    const claimed = await claimDueDeliveries(deps.sql, 10, policy.claimMs);
+    expect(claimed.map((d) => d.id).sort()).toEqual(made.map((d) => d.id).sort());
   });
 
-  it('fans the events of one job out in one statement and makes all their first attempts, once', async () => {
+  it('fans the events of one job out in one statement, and runs none when they were all fanned out before', async () => {
     const receiver = await receiverFor();
     const events = await Promise.all([subscribedEvent(receiver.url), subscribedEvent(receiver.url), subscribedEvent(receiver.url)]);
     const eventIds = events.map((e) => e.eventId);
-    const statements = statementsRun();
+    let statements = statementsRun();
     expect(await dispatchEvent({ eventIds })).toBe(3);
-    expect(statements().filter((name) => name === 'outbox-events.fan-out')).toHaveLength(1);
-    expect(await h.db.delivery.findMany({ where: { eventId: { in: eventIds } }, select: { status: true } })).toEqual(
-      eventIds.map(() => ({ status: 'succeeded' })),
-    );
+    const names = statements();
+    expect(names.filter((name) => name === 'outbox-events.undispatched')).toHaveLength(1);
+    expect(names.filter((name) => name === 'outbox-events.fan-out')).toHaveLength(1);
+    expect(fannedOut).toHaveBeenCalledTimes(1);
+    expect(await h.db.delivery.count({ where: { eventId: { in: eventIds } } })).toBe(3);
+
+    statements = statementsRun();
     expect(await dispatchEvent({ eventIds })).toBe(0);
-    expect(receiver.received).toHaveLength(3);
+    expect(statements()).not.toContain('outbox-events.fan-out');
+    expect(fannedOut).toHaveBeenCalledTimes(1);
+    expect(receiver.received).toHaveLength(0);
   });
 
-  it("makes the first attempts of a job's other events when one event's fan-out fails, then fails, with every slot given back", async () => {
-    const receiver = await receiverFor();
-    const [made, refused] = await Promise.all([subscribedEvent(receiver.url), subscribedEvent(receiver.url)]);
+  it('marks an event dispatched when no subscription wants it any more, and wakes no claim', async () => {
+    const { org, webhookId, eventId } = await subscribedEvent('http://127.0.0.1:9/never');
+    await as(h.app, org.liveKey).delete(`/v1/webhooks/${webhookId}`).expect(204);
+
+    expect(await dispatchEvent({ eventIds: [eventId] })).toBe(0);
+
+    expect((await h.db.outboxEvent.findUniqueOrThrow({ where: { id: eventId } })).dispatchedAt).not.toBeNull();
+    expect(await h.db.delivery.count({ where: { eventId } })).toBe(0);
+    expect(fannedOut).not.toHaveBeenCalled();
+  });
+
+  it("fans out a job's other events when one event's fan-out fails, then fails, leaving that event to the job's retry", async () => {
+    const [made, refused] = await Promise.all([subscribedEvent('http://127.0.0.1:9/never'), subscribedEvent('http://127.0.0.1:9/never')]);
     const query = deps.sql.query.bind(deps.sql);
     const failing = jest.spyOn(deps.sql, 'query').mockImplementation(((config: { name?: string; values?: unknown[] }, ...rest: unknown[]) => {
       const ids = config.name === 'outbox-events.fan-out' ? (config.values![0] as string[]) : [];
       if (ids.includes(refused!.eventId)) return Promise.reject(new Error('fan-out refused'));
       return (query as (...args: unknown[]) => unknown)(config, ...rest);
     }) as typeof deps.sql.query);
-    const slots = new AttemptSlots(2);
     try {
-      await expect(dispatchHandler(deps, policy, slots, deliveryHandler(deps, policy, slots))({ eventIds: [made!.eventId, refused!.eventId] })).rejects.toThrow(
-        'fan-out refused',
-      );
+      await expect(dispatchEvent({ eventIds: [made!.eventId, refused!.eventId] })).rejects.toThrow('fan-out refused');
     } finally {
       failing.mockRestore();
     }
-    expect(await h.db.delivery.findFirstOrThrow({ where: { eventId: made!.eventId } })).toMatchObject({ status: 'succeeded', lockedUntil: null });
+    expect(await h.db.delivery.findFirstOrThrow({ where: { eventId: made!.eventId } })).toMatchObject({ status: 'pending', lockedUntil: null });
+    expect(fannedOut).toHaveBeenCalledTimes(1);
     expect(await h.db.delivery.count({ where: { eventId: refused!.eventId } })).toBe(0);
-    expect(receiver.received).toHaveLength(1);
-    expect([slots.tryReserve(), slots.tryReserve()]).toEqual([true, true]);
+    expect((await h.db.outboxEvent.findUniqueOrThrow({ where: { id: refused!.eventId } })).dispatchedAt).toBeNull();
+
+    // The job's retry.
+    expect(await dispatchEvent({ eventIds: [made!.eventId, refused!.eventId] })).toBe(1);
+    expect(await h.db.delivery.count({ where: { eventId: refused!.eventId } })).toBe(1);
+    expect(fannedOut).toHaveBeenCalledTimes(2);
   });
 
-  it('leases no first attempt while no slot is free: the attempt waits for one, then claims it', async () => {
+  it('run again after its worker died, finds its event dispatched and does nothing: the delivery waits in Postgres for a claim', async () => {
     const receiver = await receiverFor();
     const { webhookId, eventId } = await subscribedEvent(receiver.url);
-    const slots = noFreeSlot();
-    const dispatching = dispatchHandler(deps, policy, slots, deliveryHandler(deps, policy, slots))({ eventIds: [eventId] });
-    const waiting = await waitFor(() => h.db.delivery.findFirst({ where: { webhookId } }).then((d) => d ?? undefined));
-    expect(waiting).toMatchObject({ status: 'pending', attemptCount: 0, lockedUntil: null });
+    expect(await dispatchEvent({ eventIds: [eventId] })).toBe(1);
+    fannedOut.mockClear();
 
-    const statements = statementsRun();
-    slots.release();
-    expect(await dispatching).toBe(1);
-    expect(statements()).toContain('deliveries.claim');
-    expect(await h.db.delivery.findUniqueOrThrow({ where: { id: waiting.id } })).toMatchObject({ status: 'succeeded', attemptCount: 1 });
-    expect(receiver.received).toHaveLength(1);
-  });
+    expect(await dispatchHandler(deps, fannedOut)({ eventIds: [eventId] })).toBe(0);
+    expect(fannedOut).not.toHaveBeenCalled();
 
-  it('run again for an event fanned out by a worker that died, makes the first attempts it left, once', async () => {
-    const receiver = await receiverFor();
-    const { webhookId, eventId } = await subscribedEvent(receiver.url);
-    await fanOutOnly({ eventIds: [eventId] });
-    expect(await dispatchEvent({ eventIds: [eventId] })).toBe(0);
+    await makeAttempt(await claimOnly(webhookId));
     expect(await h.db.delivery.findFirstOrThrow({ where: { webhookId } })).toMatchObject({ status: 'succeeded', attemptCount: 1 });
-    expect(await dispatchEvent({ eventIds: [eventId] })).toBe(0);
     expect(receiver.received).toHaveLength(1);
-  });
-
-  it("run again while the dead worker's claim on a first attempt runs, leaves the attempt to a job due when the claim ends", async () => {
-    const receiver = await receiverFor();
-    const { webhookId, eventId } = await subscribedEvent(receiver.url);
-    await fanOutOnly({ eventIds: [eventId] });
-    const { id: deliveryId } = await h.db.delivery.update({
-      where: { eventId_webhookId: { eventId, webhookId } },
-      data: { lockedUntil: new Date(Date.now() + 60_000) },
-    });
-    await dispatchEvent({ eventIds: [eventId] });
-    const job = (await deps.jobs.deliveries.getJob(`${deliveryId}-1`))!;
-    expect(await job.getState()).toBe('delayed');
-    expect(job.opts.delay).toBeGreaterThan(55_000);
-    expect(receiver.received).toHaveLength(0);
   });
 });
 
-describe('deliver-webhook', () => {
-  it('makes an attempt once when its job runs twice at the same time; the other run learns how long the claim holds', async () => {
+describe('makeAttempt, after a claim', () => {
+  it('signs and posts the stored body, and settles the delivery when the receiver takes it', async () => {
     const receiver = await receiverFor();
-    const { webhookId, eventId } = await subscribedEvent(receiver.url);
-    await fanOutOnly({ eventIds: [eventId] });
-    const delivery = await h.db.delivery.findFirstOrThrow({ where: { webhookId } });
-    const runs = await Promise.all([deliverWebhook({ deliveryId: delivery.id, attempt: 1 }), deliverWebhook({ deliveryId: delivery.id, attempt: 1 })]);
-    expect(runs).toContainEqual(undefined);
-    expect(runs).toContainEqual({ heldForMs: expect.any(Number) });
-    const held = runs.find((run) => run !== undefined)!.heldForMs;
-    expect(held).toBeGreaterThan(0);
-    expect(held).toBeLessThanOrEqual(policy.claimMs);
-    expect(await deliverWebhook({ deliveryId: delivery.id, attempt: 1 })).toBeUndefined();
+    const { webhookId, delivery } = await claimedDelivery(receiver.url);
+
+    await makeAttempt(delivery);
+
     expect(receiver.received).toHaveLength(1);
-    const settled = await h.db.delivery.findUniqueOrThrow({ where: { id: delivery.id }, include: { attempts: true } });
-    expect(settled).toMatchObject({ status: 'succeeded', attemptCount: 1, lockedUntil: null });
-    expect(settled.attempts).toHaveLength(1);
+    const [received] = receiver.received;
+    expect(received!.body).toBe(delivery.body);
+    expect(received!.json).toMatchObject({ event: 'project.created', deliveryId: delivery.id, webhookId });
+    expect(verifyBodySignature(delivery.secret, received!.body, received!.headers['x-service-signature'] as string)).toBe(true);
+    const settled = await deliveryOf(delivery.id);
+    expect(settled).toMatchObject({ status: 'succeeded', attemptCount: 1, lockedUntil: null, nextAttemptAt: null });
+    expect(settled.attempts.map((a) => [a.attemptNumber, a.responseStatus, a.error])).toEqual([[1, 200, null]]);
+    expect(await retryJob(delivery.id, 2)).toBeUndefined();
+    expect(await webhookOf(webhookId)).toMatchObject({ status: 'active', pausedUntil: null });
   });
 
-  it('makes only the next attempt of a pending delivery: a stale or an early job does nothing', async () => {
+  it('records a 500 and schedules the retry, a delayed job in Redis; the claim leaves it until due, then makes the next attempt', async () => {
     const receiver = await receiverFor(() => ({ status: 500 }));
-    const { webhookId, eventId } = await subscribedEvent(receiver.url);
-    await fanOutOnly({ eventIds: [eventId] });
-    const { id: deliveryId } = await h.db.delivery.findFirstOrThrow({ where: { webhookId } });
-    await deliverWebhook({ deliveryId, attempt: 1 });
-    expect(await h.db.delivery.findUniqueOrThrow({ where: { id: deliveryId } })).toMatchObject({ status: 'pending', attemptCount: 1, lockedUntil: null });
+    const { webhookId, delivery } = await claimedDelivery(receiver.url);
+    const before = Date.now();
 
-    expect(await deliverWebhook({ deliveryId, attempt: 1 })).toBeUndefined();
-    expect(await deliverWebhook({ deliveryId, attempt: 3 })).toBeUndefined();
-    expect(receiver.received).toHaveLength(1);
+    await makeAttempt(delivery);
 
-    await deliverWebhook({ deliveryId, attempt: 2 });
+    const failed = await deliveryOf(delivery.id);
+    expect(failed).toMatchObject({ status: 'pending', attemptCount: 1, lockedUntil: null });
+    expect(failed.nextAttemptAt!.getTime()).toBeGreaterThanOrEqual(before + 60_000);
+    expect(failed.nextAttemptAt!.getTime()).toBeLessThanOrEqual(Date.now() + 60_000);
+    expect(failed.attempts.map((a) => [a.attemptNumber, a.responseStatus, a.error])).toEqual([[1, 500, 'http_status: receiver answered 500']]);
+    const job = (await retryJob(delivery.id, 2))!;
+    expect(await job.getState()).toBe('delayed');
+    expect(job.opts.delay).toBe(60_000);
+    // No pause: a 500 says nothing of when to come back.
+    expect((await webhookOf(webhookId)).pausedUntil).toBeNull();
+
+    expect(await claimDueDeliveries(deps.sql, 10, policy.claimMs)).toEqual([]);
+    await h.db.delivery.update({ where: { id: delivery.id }, data: { nextAttemptAt: new Date() } });
+    const retry = await claimOnly(webhookId);
+    expect(retry).toMatchObject({ id: delivery.id, attemptCount: 1 });
+    await makeAttempt(retry);
+    expect((await deliveryOf(delivery.id)).attempts.map((a) => a.attemptNumber)).toEqual([1, 2]);
+    expect((await retryJob(delivery.id, 3))!.opts.delay).toBe(300_000);
     expect(receiver.received).toHaveLength(2);
-    const attempts = await h.db.deliveryAttempt.findMany({ where: { deliveryId }, orderBy: { attemptNumber: 'asc' } });
-    expect(attempts.map((a) => a.attemptNumber)).toEqual([1, 2]);
+  });
+
+  it('after a 429 with Retry-After: 120, retries no sooner and pauses the subscription as long, recording a failure', async () => {
+    const receiver = await receiverFor(() => ({ status: 429, headers: { 'Retry-After': '120' } }));
+    const { org, webhookId, delivery } = await claimedDelivery(receiver.url);
+    const before = Date.now();
+
+    await makeAttempt(delivery);
+
+    const after = Date.now();
+    const retried = await deliveryOf(delivery.id);
+    expect(retried).toMatchObject({ status: 'pending', attemptCount: 1, lockedUntil: null });
+    expect(retried.nextAttemptAt!.getTime()).toBeGreaterThanOrEqual(before + 120_000);
+    expect(retried.nextAttemptAt!.getTime()).toBeLessThanOrEqual(after + 120_000);
+    expect(retried.attempts).toEqual([
+      expect.objectContaining({
+        attemptNumber: 1,
+        responseStatus: 429,
+        error: 'http_status: receiver answered 429',
+        responseHeaders: expect.objectContaining({ 'retry-after': '120' }),
+      }),
+    ]);
+    const paused = await webhookOf(webhookId);
+    expect(paused.status).toBe('active');
+    expect(paused.pausedUntil!.getTime()).toBeGreaterThanOrEqual(before + 120_000);
+    expect(paused.pausedUntil!.getTime()).toBeLessThanOrEqual(after + 120_000);
+    expect((await retryJob(delivery.id, 2))!.opts.delay).toBe(120_000);
+
+    // The subscription's next delivery, due at once, waits out the pause.
+    await as(h.app, org.liveKey).post('/v1/projects', { name: 'Q' }).expect(201);
+    const next = await h.db.outboxEvent.findFirstOrThrow({ where: { organizationId: org.organization.id, dispatchedAt: null } });
+    expect(await dispatchEvent({ eventIds: [next.id] })).toBe(1);
+    expect(await claimDueDeliveries(deps.sql, 10, policy.claimMs)).toEqual([]);
+  });
+
+  it('after a 503 with an HTTP-date Retry-After, retries and pauses until that date', async () => {
+    // An HTTP date counts whole seconds.
+    const until = new Date(Math.ceil((Date.now() + 10 * 60_000) / 1000) * 1000);
+    const receiver = await receiverFor(() => ({ status: 503, headers: { 'Retry-After': until.toUTCString() } }));
+    const { webhookId, delivery } = await claimedDelivery(receiver.url);
+    const before = Date.now();
+
+    await makeAttempt(delivery);
+
+    const after = Date.now();
+    const retried = await deliveryOf(delivery.id);
+    expect(retried).toMatchObject({ status: 'pending', attemptCount: 1 });
+    expect(retried.attempts.map((a) => [a.responseStatus, a.error])).toEqual([[503, 'http_status: receiver answered 503']]);
+    // Due at the date, give or take the time the attempt took to be recorded.
+    for (const at of [retried.nextAttemptAt!, (await webhookOf(webhookId)).pausedUntil!]) {
+      expect(at.getTime()).toBeGreaterThanOrEqual(until.getTime() - 1);
+      expect(at.getTime()).toBeLessThanOrEqual(until.getTime() + (after - before) + 1);
+    }
+  });
+
+  it('after a Retry-After of three days, retries within 6 hours and pauses the subscription 1 hour at most', async () => {
+    const receiver = await receiverFor(() => ({ status: 429, headers: { 'Retry-After': String(3 * 24 * 3600) } }));
+    const { webhookId, delivery } = await claimedDelivery(receiver.url);
+    const before = Date.now();
+
+    await makeAttempt(delivery);
+
+    const after = Date.now();
+    const retried = await deliveryOf(delivery.id);
+    expect(retried.nextAttemptAt!.getTime()).toBeGreaterThanOrEqual(before + 6 * HOUR_MS);
+    expect(retried.nextAttemptAt!.getTime()).toBeLessThanOrEqual(after + 6 * HOUR_MS);
+    expect((await retryJob(delivery.id, 2))!.opts.delay).toBe(6 * HOUR_MS);
+    const { pausedUntil } = await webhookOf(webhookId);
+    expect(pausedUntil!.getTime()).toBeGreaterThanOrEqual(before + HOUR_MS);
+    expect(pausedUntil!.getTime()).toBeLessThanOrEqual(after + HOUR_MS);
+  });
+
+  it('is made once when two workers claim at the same time', async () => {
+    const receiver = await receiverFor();
+    const { webhookId, eventId } = await subscribedEvent(receiver.url);
+    await dispatchEvent({ eventIds: [eventId] });
+
+    const claims = await Promise.all([claimDueDeliveries(deps.sql, 10, policy.claimMs), claimDueDeliveries(deps.sql, 10, policy.claimMs)]);
+    expect(claims.flat().map((d) => d.webhookId)).toEqual([webhookId]);
+    await Promise.all(claims.flat().map(makeAttempt));
+
+    expect(receiver.received).toHaveLength(1);
+    const settled = await h.db.delivery.findFirstOrThrow({ where: { webhookId }, include: { attempts: true } });
+    expect(settled).toMatchObject({ status: 'succeeded', attemptCount: 1, lockedUntil: null });
+    expect(settled.attempts).toHaveLength(1);
   });
 
   it('brings a delivery waiting for its retry delay forward when asked to deliver now', async () => {
     const deliveryId = newId('delivery');
     await deps.jobs.scheduleDeliveries([{ deliveryId, attempt: 2, delayMs: 3_600_000 }]);
-    expect(await (await deps.jobs.deliveries.getJob(`${deliveryId}-2`))!.getState()).toBe('delayed');
+    expect(await (await retryJob(deliveryId, 2))!.getState()).toBe('delayed');
     await deps.jobs.ensureDeliveryScheduled(deliveryId, 2, { now: true });
-    expect(await (await deps.jobs.deliveries.getJob(`${deliveryId}-2`))!.getState()).toBe('waiting');
+    expect(await (await retryJob(deliveryId, 2))!.getState()).toBe('waiting');
+  });
+});
+
+describe('DeliveryScheduler', () => {
+  /** A receiver that holds every request until the test answers it, counting those it holds at once. */
+  async function holdingReceiver() {
+    const answers: (() => void)[] = [];
+    const counts = { held: 0, mostHeld: 0 };
+    const receiver = await receiverFor(() => {
+      counts.mostHeld = Math.max(counts.mostHeld, ++counts.held);
+      return {
+        status: 200,
+        until: new Promise<void>((resolve) =>
+          answers.push(() => {
+            counts.held--;
+            resolve();
+          }),
+        ),
+      };
+    });
+    return { receiver, answers, counts };
+  }
+
+  /** `count` events of one new organization, each to the subscription to `url`. */
+  async function events(url: string, count: number) {
+    const org = await createOrg(h.db);
+    const webhookId = (await as(h.app, org.liveKey).post('/v1/webhooks', { url, events: ['project.created'] })).body.id as string;
+    for (let i = 0; i < count; i++)
+      await as(h.app, org.liveKey)
+        .post('/v1/projects', { name: `P${i}` })
+        .expect(201);
+    const eventIds = (await h.db.outboxEvent.findMany({ where: { organizationId: org.organization.id }, orderBy: { id: 'asc' } })).map((e) => e.id);
+    expect(eventIds).toHaveLength(count);
+    return { webhookId, eventIds };
+  }
+
+  const scheduler = (options: { concurrency: number; pollMs?: number }) =>
+    new DeliveryScheduler(deps.sql, makeAttempt, deps.logger, { claimMs: policy.claimMs, pollMs: 600_000, ...options });
+
+  const succeeded = (webhookId: string, count: number) =>
+    waitFor(async () => ((await h.db.delivery.count({ where: { webhookId, status: 'succeeded' } })) === count ? true : undefined));
+
+  it('never makes more than `concurrency` attempts at once, and makes every due one in the end', async () => {
+    const { receiver, answers, counts } = await holdingReceiver();
+    const { webhookId, eventIds } = await events(receiver.url, 6);
+    const running = scheduler({ concurrency: 2 });
+    try {
+      expect(await dispatchHandler(deps, () => running.wake())({ eventIds })).toBe(6);
+      await receiver.waitForCount(2);
+      // Two leased and being made; the other four wait, unleased, however often the claim is woken.
+      running.wake();
+      expect(await h.db.delivery.count({ where: { webhookId, lockedUntil: { gt: new Date() } } })).toBe(2);
+      for (let answered = 0; answered < 6; answered++) {
+        answers[answered]!();
+        if (answered + 3 <= 6) await receiver.waitForCount(answered + 3);
+      }
+      await succeeded(webhookId, 6);
+      expect(counts.mostHeld).toBe(2);
+      expect(new Set(receiver.received.map((r) => r.json.deliveryId)).size).toBe(6);
+      expect(receiver.received).toHaveLength(6);
+    } finally {
+      for (const answer of answers) answer();
+      await running.close();
+    }
+  });
+
+  it('claims what is due when woken, and unprompted at each poll', async () => {
+    const receiver = await receiverFor();
+    const woken = await events(receiver.url, 1);
+    const wakeable = scheduler({ concurrency: 5 });
+    try {
+      await dispatchHandler(deps, () => wakeable.wake())({ eventIds: woken.eventIds });
+      await succeeded(woken.webhookId, 1);
+    } finally {
+      await wakeable.close();
+    }
+
+    // Due with no wake (a pause or a lease that ended): the poll finds it.
+    const polled = await events(receiver.url, 1);
+    const polling = scheduler({ concurrency: 5, pollMs: 50 });
+    try {
+      await dispatchHandler(deps, () => undefined)({ eventIds: polled.eventIds });
+      await succeeded(polled.webhookId, 1);
+    } finally {
+      await polling.close();
+    }
+    expect(receiver.received.map((r) => r.json.webhookId)).toEqual([woken.webhookId, polled.webhookId]);
+  });
+
+  it('on close, waits for the attempts in flight to be recorded and claims nothing more', async () => {
+    const { receiver, answers } = await holdingReceiver();
+    const { webhookId, eventIds } = await events(receiver.url, 2);
+    const running = scheduler({ concurrency: 1 });
+    try {
+      await dispatchHandler(deps, () => running.wake())({ eventIds });
+      await receiver.waitForCount(1);
+      let closed = false;
+      const closing = running.close().then(() => {
+        closed = true;
+      });
+      // Still waiting for the attempt a database round trip later.
+      const inFlight = await h.db.delivery.findFirstOrThrow({ where: { webhookId, lockedUntil: { gt: new Date() } } });
+      expect(closed).toBe(false);
+
+      answers[0]!();
+      await closing;
+
+      expect(await h.db.delivery.findUniqueOrThrow({ where: { id: inFlight.id } })).toMatchObject({ status: 'succeeded', lockedUntil: null });
+      expect(await h.db.delivery.findFirstOrThrow({ where: { webhookId, id: { not: inFlight.id } } })).toMatchObject({
+        status: 'pending',
+        attemptCount: 0,
+        lockedUntil: null,
+      });
+      running.wake();
+      expect(await h.db.delivery.count({ where: { webhookId, lockedUntil: { not: null } } })).toBe(0);
+      expect(receiver.received).toHaveLength(1);
+    } finally {
+      for (const answer of answers) answer();
+      await running.close();
+    }
   });
 });
 

@@ -61,7 +61,7 @@ const LOCK_DUE_ORGANIZATIONS = {
 // flight, so that fifty busy subscriptions get it no more than one. Of what may be taken, the least
 // loaded organization goes first, and within it the least loaded subscription (load: attempts in
 // flight plus those taken before in this claim), then the longest due: a weighted round robin by
-// organization, then by subscription. The claimed deliveries are leased for $2 ms and the buckets
+// organization, then by subscription. The claimed deliveries are leased for $3 ms and the buckets
 // charged.
 const CLAIM_DUE = {
   name: 'deliveries.claim-due',
@@ -136,7 +136,6 @@ export async function claimDueDeliveries(pool: SqlPool, limit: number, claimMs: 
     client.release(err instanceof Error ? err : true);
     throw err;
   }
-  client.release();
 }
 
 /** One attempt as it is recorded, with what follows it. */

@@ -18,8 +18,14 @@ export interface Received {
   };
 }
 
-/** What the receiver does with the nth request (0-based): answer a status, possibly after a delay and with headers, or hold it open. */
-export type Behaviour = (n: number, received: Received) => { status: number; delayMs?: number; headers?: Record<string, string> } | 'hold';
+/**
+ * What the receiver does with the nth request (0-based): answer a status with extra headers, possibly
+ * after a delay or once `until` settles (a gate the test opens), or hold it open.
+ */
+export type Behaviour = (
+  n: number,
+  received: Received,
+) => { status: number; headers?: Record<string, string>; delayMs?: number; until?: Promise<unknown> } | 'hold';
 
 /** A real HTTP receiver on 127.0.0.1 that records every delivery it gets. */
 export async function startReceiver(behaviour: Behaviour = () => ({ status: 200 })) {
@@ -41,7 +47,8 @@ export async function startReceiver(behaviour: Behaviour = () => ({ status: 200 
       const action = behaviour(n, entry);
       if (action === 'hold') return;
       const answer = () => res.writeHead(action.status, { 'Content-Type': 'text/plain', ...action.headers }).end('ok');
-      if (action.delayMs) setTimeout(answer, action.delayMs).unref();
+      if (action.until) void action.until.then(answer, answer);
+      else if (action.delayMs) setTimeout(answer, action.delayMs).unref();
       else answer();
     });
   });
