@@ -3,6 +3,8 @@ import { dashboardRouter } from './dashboard/router';
 import type { AppDeps } from './deps';
 import { authenticate } from './http/auth';
 import { FailedAuthThrottle } from './http/auth-throttle';
+import { noStore } from './http/cache-control';
+import { compressResponses } from './http/compress';
 import { errorHandler, unknownRoute } from './http/errors';
 import { jsonBody } from './http/json-body';
 import { dailyQuotaLimiter } from './http/rate-limit';
@@ -21,6 +23,7 @@ export function createApp(deps: AppDeps): express.Express {
   app.set('query parser', 'simple');
   app.set('trust proxy', deps.config.trustProxy);
   app.use(requestId);
+  app.use(compressResponses());
   app.use(accessLog(deps.logger));
   app.use(httpMetrics(deps.metrics));
   app.get('/metrics', metricsEndpoint(deps.metrics));
@@ -34,6 +37,7 @@ export function createApp(deps: AppDeps): express.Express {
   app.use(docsPage());
 
   const v1 = Router();
+  v1.use(noStore);
   mountPublicRoutes(v1, deps, publicRoutes);
   v1.use(authenticate(deps.db, deps.keyCache, new FailedAuthThrottle(deps.config.authFailuresPerMinute)));
   v1.use(dailyQuotaLimiter(deps.redis, deps.config.redisPrefix, deps.logger));
