@@ -10,10 +10,14 @@ import { jsonBody } from './http/json-body';
 import { dailyQuotaLimiter } from './http/rate-limit';
 import { requestId } from './http/request-id';
 import { mountPublicRoutes, mountRoutes } from './http/route';
+import { RouteTable, routeGuard } from './http/route-table';
 import { accessLog, httpMetrics, metricsEndpoint } from './http/observability';
 import { apiDocument, apiRoutes, publicRoutes } from './routes';
 import { docsPage } from './openapi/docs-page';
 import { healthRoutes } from './modules/health/health-routes';
+
+/** The API reference, under /v1: the one path outside the route table, public and the same for everyone. */
+const OPENAPI_PATH = '/openapi.json';
 
 /** Builds the Express app from its dependencies; main.ts and the tests both use it. */
 export function createApp(deps: AppDeps): express.Express {
@@ -22,6 +26,9 @@ export function createApp(deps: AppDeps): express.Express {
   app.set('etag', false);
   app.set('query parser', 'simple');
   app.set('trust proxy', deps.config.trustProxy);
+  // DECISIONS §15: /V1/... and /metrics/ are unknown routes; the /v1 router is held to it by its route table.
+  app.set('case sensitive routing', true);
+  app.set('strict routing', true);
   app.use(requestId);
   app.use(compressResponses());
   app.use(accessLog(deps.logger));
@@ -31,12 +38,13 @@ export function createApp(deps: AppDeps): express.Express {
   app.use('/dashboard', dashboardRouter(deps));
   app.locals.openApiDocument = apiDocument(deps.config.publicBaseUrl);
   const openApi = JSON.stringify(app.locals.openApiDocument);
-  app.get('/v1/openapi.json', (_req, res) => {
-    res.type('json').send(openApi);
-  });
   app.use(docsPage());
 
-  const v1 = Router();
+  const v1 = Router({ caseSensitive: true, strict: true });
+  v1.use(routeGuard(new RouteTable([...publicRoutes, ...apiRoutes, { method: 'get', path: OPENAPI_PATH }])));
+  v1.get(OPENAPI_PATH, (_req, res) => {
+    res.type('json').send(openApi);
+  });
   v1.use(noStore);
   mountPublicRoutes(v1, deps, publicRoutes);
   v1.use(authenticate(deps.db, deps.keyCache, new FailedAuthThrottle(deps.config.authFailuresPerMinute)));
