@@ -14,10 +14,13 @@ import { RouteTable, routeGuard } from './http/route-table';
 import { accessLog, httpMetrics, metricsEndpoint } from './http/observability';
 import { apiDocument, apiRoutes, publicRoutes } from './routes';
 import { docsPage } from './openapi/docs-page';
-import { healthRoutes } from './modules/health/health-routes';
+import { HEALTH_PATHS, healthRoutes } from './modules/health/health-routes';
 
 /** The API reference, under /v1: the one path outside the route table, public and the same for everyone. */
 const OPENAPI_PATH = '/openapi.json';
+const METRICS_PATH = '/metrics';
+/** Paths outside /v1 that answer GET alone, and 405 to other methods. (The dashboard answers for itself, with pages.) */
+const SERVICE_PATHS = [METRICS_PATH, ...HEALTH_PATHS].map((path) => ({ method: 'get', path }));
 
 /** Builds the Express app from its dependencies; main.ts and the tests both use it. */
 export function createApp(deps: AppDeps): express.Express {
@@ -33,7 +36,8 @@ export function createApp(deps: AppDeps): express.Express {
   app.use(compressResponses());
   app.use(accessLog(deps.logger));
   app.use(httpMetrics(deps.metrics));
-  app.get('/metrics', metricsEndpoint(deps.metrics));
+  app.use(routeGuard(new RouteTable(SERVICE_PATHS), { unknownPaths: 'next' }));
+  app.get(METRICS_PATH, metricsEndpoint(deps.metrics));
   app.use(healthRoutes(deps));
   app.use('/dashboard', dashboardRouter(deps));
   app.locals.openApiDocument = apiDocument(deps.config.publicBaseUrl);

@@ -76,14 +76,18 @@ export class RouteTable {
 }
 
 /**
- * In front of a router's routes (DECISIONS §2, §15): an unknown path → 404; a known path with a
- * method it does not serve → 405 `method_not_allowed` with `Allow`; `OPTIONS` on a known path →
- * 204 with `Allow`. Runs before authentication: the table is public, in the OpenAPI document.
+ * In front of a router's routes (DECISIONS §2, §15): a known path with a method it does not serve →
+ * 405 `method_not_allowed` with `Allow`; `OPTIONS` on a known path → 204 with `Allow`; an unknown
+ * path → 404, or, with `unknownPaths: 'next'`, on to whatever else the app serves. Runs before
+ * authentication: the table is public, in the OpenAPI document.
  */
-export function routeGuard(table: RouteTable): RequestHandler {
+export function routeGuard(table: RouteTable, { unknownPaths = 'not_found' }: { unknownPaths?: 'not_found' | 'next' } = {}): RequestHandler {
   return (req, res, next) => {
     const known = table.match(req.path);
-    if (!known) throw notFound(null, `Unknown route: ${req.method} ${req.baseUrl}${req.path}`);
+    if (!known) {
+      if (unknownPaths === 'next') return next();
+      throw notFound(null, `Unknown route: ${req.method} ${req.baseUrl}${req.path}`);
+    }
     matchedRoute(req, known.path);
     if (known.methods.has(req.method)) return next();
     res.setHeader('Allow', known.allow);
