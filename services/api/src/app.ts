@@ -3,15 +3,24 @@ import { dashboardRouter } from './dashboard/router';
 import type { AppDeps } from './deps';
 import { authenticate } from './http/auth';
 import { FailedAuthThrottle } from './http/auth-throttle';
+import { noStore } from './http/cache-control';
+import { compressResponses } from './http/compress';
 import { errorHandler, unknownRoute } from './http/errors';
 import { jsonBody } from './http/json-body';
 import { dailyQuotaLimiter } from './http/rate-limit';
 import { requestId } from './http/request-id';
 import { mountPublicRoutes, mountRoutes } from './http/route';
+import { RouteTable, routeGuard } from './http/route-table';
 import { accessLog, httpMetrics, metricsEndpoint } from './http/observability';
 import { apiDocument, apiRoutes, publicRoutes } from './routes';
 import { docsPage } from './openapi/docs-page';
-import { healthRoutes } from './modules/health/health-routes';
+import { HEALTH_PATHS, healthRoutes } from './modules/health/health-routes';
+
+/** The API reference, under /v1: the one path outside the route table, public and the same for everyone. */
+const OPENAPI_PATH = '/openapi.json';
+const METRICS_PATH = '/metrics';
+/** Paths outside /v1 that answer GET alone, and 405 to other methods. (The dashboard answers for itself, with pages.) */
+const SERVICE_PATHS = [METRICS_PATH, ...HEALTH_PATHS].map((path) => ({ method: 'get', path }));
 
 /** Builds the Express app from its dependencies; main.ts and the tests both use it. */
 export function createApp(deps: AppDeps): express.Express {
@@ -20,20 +29,27 @@ export function createApp(deps: AppDeps): express.Express {
   app.set('etag', false);
   app.set('query parser', 'simple');
   app.set('trust proxy', deps.config.trustProxy);
+  // DECISIONS §15: /V1/... and /metrics/ are unknown routes; the /v1 router is held to it by its route table.
+  app.set('case sensitive routing', true);
+  app.set('strict routing', true);
   app.use(requestId);
+  app.use(compressResponses());
   app.use(accessLog(deps.logger));
   app.use(httpMetrics(deps.metrics));
-  app.get('/metrics', metricsEndpoint(deps.metrics));
+  app.use(routeGuard(new RouteTable(SERVICE_PATHS), { unknownPaths: 'next' }));
+  app.get(METRICS_PATH, metricsEndpoint(deps.metrics));
   app.use(healthRoutes(deps));
   app.use('/dashboard', dashboardRouter(deps));
   app.locals.openApiDocument = apiDocument(deps.config.publicBaseUrl);
   const openApi = JSON.stringify(app.locals.openApiDocument);
-  app.get('/v1/openapi.json', (_req, res) => {
-    res.type('json').send(openApi);
-  });
   app.use(docsPage());
 
-  const v1 = Router();
+  const v1 = Router({ caseSensitive: true, strict: true });
+  v1.use(routeGuard(new RouteTable([...publicRoutes, ...apiRoutes, { method: 'get', path: OPENAPI_PATH }])));
+  v1.get(OPENAPI_PATH, (_req, res) => {
+    res.type('json').send(openApi);
+  });
+  v1.use(noStore);
   mountPublicRoutes(v1, deps, publicRoutes);
   v1.use(authenticate(deps.db, deps.keyCache, new FailedAuthThrottle(deps.config.authFailuresPerMinute)));
   v1.use(dailyQuotaLimiter(deps.redis, deps.config.redisPrefix, deps.logger));

@@ -35,16 +35,47 @@ describe('failed authentication throttle', () => {
 });
 
 describe('FailedAuthThrottle', () => {
-  it('forgets failures when the window ends', () => {
+  it('refuses the unknown keys of an address past the limit until the window ends', () => {
     let now = 1_000;
     const throttle = new FailedAuthThrottle(2, 60_000, () => now);
-    throttle.recordFailure('a');
-    expect(throttle.retryAfterSeconds('a')).toBe(0);
-    throttle.recordFailure('a');
-    expect(throttle.retryAfterSeconds('a')).toBe(60);
+    expect(throttle.recordFailure('a')).toBe(0);
+    expect(throttle.recordFailure('a')).toBe(0);
+    expect(throttle.recordFailure('a')).toBe(60);
+    expect(throttle.recordFailure('b')).toBe(0);
     now += 59_500;
-    expect(throttle.retryAfterSeconds('a')).toBe(1);
+    expect(throttle.recordFailure('a')).toBe(1);
     now += 500;
-    expect(throttle.retryAfterSeconds('a')).toBe(0);
+    expect(throttle.recordFailure('a')).toBe(0);
+  });
+
+  it("runs a suspect address's lookups one at a time, and others' at once", async () => {
+    const throttle = new FailedAuthThrottle(1);
+    throttle.recordFailure('suspect');
+    const started: string[] = [];
+    const finish: Record<string, (value: string) => void> = {};
+    const load = (name: string) => () => {
+      started.push(name);
+      return new Promise<string>((resolve) => {
+        finish[name] = resolve;
+      });
+    };
+    const first = throttle.lookup('suspect', load('first'));
+    const second = throttle.lookup('suspect', load('second'));
+    const other = throttle.lookup('other', load('other'));
+    await new Promise(setImmediate);
+    expect(started.toSorted()).toEqual(['first', 'other']);
+    finish.first!('one');
+    expect(await first).toBe('one');
+    await new Promise(setImmediate);
+    expect(started.toSorted()).toEqual(['first', 'other', 'second']);
+    finish.second!('two');
+    finish.other!('three');
+    expect(await Promise.all([second, other])).toEqual(['two', 'three']);
+  });
+
+  it('keeps the suspect lane going after a lookup fails', async () => {
+    const throttle = new FailedAuthThrottle(0);
+    await expect(throttle.lookup('a', () => Promise.reject(new Error('down')))).rejects.toThrow('down');
+    await expect(throttle.lookup('a', async () => 'up')).resolves.toBe('up');
   });
 });

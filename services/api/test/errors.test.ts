@@ -14,7 +14,14 @@ describe('error bodies', () => {
   it('answers unknown routes with 404 in the error body, with or without /v1', async () => {
     expectError(await as(h.app, org.liveKey).get('/v1/nothing-here'), 404, 'not_found');
     expectError(await request(h.app).get('/elsewhere'), 404, 'not_found');
-    expectError(await request(h.app).put('/v1/tasks').set('Authorization', `Bearer ${org.liveKey}`), 404, 'not_found');
+    expectError(await request(h.app).get('/v1/nothing-here'), 404, 'not_found');
+  });
+
+  it('answers a known path with a method it does not serve with 405 in the error body', async () => {
+    const res = await request(h.app).put('/v1/tasks').set('Authorization', `Bearer ${org.liveKey}`);
+    expectError(res, 405, 'method_not_allowed', null);
+    expect(res.body.error.type).toBe('validation_error');
+    expect(res.headers.allow).toBe('GET, HEAD, POST');
   });
 
   it('answers malformed JSON with 400 invalid_json', async () => {

@@ -77,22 +77,21 @@ async function resolveKey(db: Db, hash: string): Promise<ResolvedKey | undefined
 /**
  * Resolves the bearer key to its tenant, through the key cache (a query when it does not hold the
  * key). A revoked or expired key, or one whose user is no longer a member, is indistinguishable
- * from an unknown key.
+ * from an unknown key. A valid key is never refused for where it comes from: the failed-auth
+ * throttle only slows the lookups of an address that presented too many unknown keys, and answers
+ * its unknown keys with 429 instead of 401.
  */
 export function authenticate(db: Db, keys: KeyCache<ResolvedKey>, throttle: FailedAuthThrottle): RequestHandler {
   return async (req, res, next) => {
     const key = bearerKey(req);
     const address = req.ip ?? 'unknown';
-    const retryAfter = throttle.retryAfterSeconds(address);
-    if (retryAfter > 0) {
+    const hash = hashApiKey(key);
+    const tenant = await keys.get(hash, () => throttle.lookup(address, () => resolveKey(db, hash)));
+    if (!tenant) {
+      const retryAfter = throttle.recordFailure(address);
+      if (retryAfter === 0) throw unauthenticated('Invalid API key');
       res.setHeader('Retry-After', String(retryAfter));
       throw new ApiError('rate_limited', 'Too many unknown API keys from this address; retry later');
-    }
-    const hash = hashApiKey(key);
-    const tenant = await keys.get(hash, () => resolveKey(db, hash));
-    if (!tenant) {
-      throttle.recordFailure(address);
-      throw unauthenticated('Invalid API key');
     }
     req.tenant = tenant;
     next();

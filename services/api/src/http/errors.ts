@@ -8,6 +8,7 @@ export type ErrorCode =
   | 'forbidden'
   | 'quota_exceeded'
   | 'not_found'
+  | 'method_not_allowed'
   | 'conflict'
   | 'precondition_failed'
   | 'payload_too_large'
@@ -25,6 +26,7 @@ const CODES: Record<ErrorCode, { status: number; type: string }> = {
   forbidden: { status: 403, type: 'permission_error' },
   quota_exceeded: { status: 403, type: 'quota_error' },
   not_found: { status: 404, type: 'not_found_error' },
+  method_not_allowed: { status: 405, type: 'validation_error' },
   conflict: { status: 409, type: 'conflict_error' },
   precondition_failed: { status: 412, type: 'conflict_error' },
   payload_too_large: { status: 413, type: 'validation_error' },

@@ -4,8 +4,9 @@ import type { Logger } from '@worktrack/config';
 
 /**
  * The route's template (`/v1/tasks/:taskId`), never the raw path: ids would make a label per record.
- * Routes of the table record theirs when matched (`matchedRoute`), since Express forgets the mount
- * path once an error leaves the router; requests refused before any route matched are `unmatched`.
+ * The route table's guard records it for every known path (`matchedRoute`), before authentication,
+ * since Express forgets the mount path once an error leaves the router; requests for no known path
+ * are `unmatched`.
  */
 function routeTemplate(req: Request): string {
   const matched = (req.res?.locals as { route?: string } | undefined)?.route;

@@ -9,6 +9,7 @@ import { IdempotencyStore } from './idempotency';
 import { jsonBody } from './json-body';
 import { matchedRoute } from './observability';
 import type { Permission } from './permissions';
+import { bySpecificity } from './route-table';
 import { validate } from './validation';
 
 /**
@@ -257,9 +258,13 @@ function send(
   else res.json(body);
 }
 
-/** Public routes go on the router before authentication; authenticated ones after it. */
+/**
+ * Public routes go on the router before authentication; authenticated ones after it. Each kind is
+ * mounted most specific first, so that Express picks, of the routes matching a path, the one the
+ * route table (`routeGuard`) matched: `/members/invitations`, never `/members/:userId`.
+ */
 export function mountPublicRoutes(router: Router, deps: AppDeps, routes: readonly RouteDefinition[]): void {
-  for (const route of routes) {
+  for (const route of [...routes].sort(bySpecificity)) {
     if (route.kind !== 'public') continue;
     router[route.method](route.path, jsonBody, async (req, res) => {
       matchedRoute(req, route.path);
@@ -272,7 +277,7 @@ export function mountPublicRoutes(router: Router, deps: AppDeps, routes: readonl
 
 export function mountRoutes(router: Router, deps: AppDeps, routes: readonly RouteDefinition[]): void {
   const idempotency = new IdempotencyStore(deps.redis, deps.config.redisPrefix);
-  for (const route of routes) {
+  for (const route of [...routes].sort(bySpecificity)) {
     if (route.kind !== 'authenticated') continue;
     router[route.method](route.path, async (req, res) => {
       matchedRoute(req, route.path);

@@ -3,12 +3,15 @@ import { unreadyDependencies } from '@worktrack/config';
 import type { AppDeps } from '../../deps';
 import { unavailable } from '../../http/errors';
 
+/** The paths this router serves, with GET alone. */
+export const HEALTH_PATHS = ['/healthz', '/readyz'] as const;
+
 /**
  * `/healthz`: the process is up. `/readyz`: not draining, and Postgres, Redis and the object store
  * answer. Neither needs a key.
  */
 export function healthRoutes(deps: Pick<AppDeps, 'db' | 'redis' | 'store' | 'draining'>): Router {
-  const router = Router();
+  const router = Router({ caseSensitive: true, strict: true });
   router.get('/healthz', (_req, res) => {
     res.json({ status: 'ok' });
   });
