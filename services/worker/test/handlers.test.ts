@@ -34,6 +34,7 @@ beforeAll(() => {
     deliverer: new WebhookDeliverer({ timeoutMs: 2_000, allowedHosts: ['127.0.0.1'] }),
     logger: createLogger('silent', 'test'),
     metrics: new DeliveryMetrics(createMetricsRegistry()),
+    secrets: h.deps.secrets,
   };
   const slots = new AttemptSlots(50);
   const delivery = deliveryHandler(deps, policy, slots);

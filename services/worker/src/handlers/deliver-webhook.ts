@@ -1,4 +1,4 @@
-import { claimDeliveries, newId, recordAttempts, type AttemptRecord, type ClaimedDelivery, type Db } from '@worktrack/db';
+import { claimDeliveries, newId, recordAttempts, webhookSecretContext, type AttemptRecord, type ClaimedDelivery, type Db } from '@worktrack/db';
 import type { DeliverWebhookPayload } from '@worktrack/queue';
 import { buildDeliveryHeaders, type DeliveryResult } from '@worktrack/webhooks';
 import type { AttemptSlots } from '../attempt-slots';
@@ -68,9 +68,11 @@ export function deliveryHandler(deps: WorkerDeps, policy: DeliveryPolicy, slots:
   async function makeAttempt(delivery: ClaimedDelivery, attempt: number): Promise<void> {
     const attemptedAt = new Date();
     const rotationActive = delivery.previousSecretExpiresAt !== null && delivery.previousSecretExpiresAt > attemptedAt;
+    // Secrets are sealed at rest (DECISIONS §15): opened here, for this signature only.
+    const open = (sealed: string) => deps.secrets.open(sealed, webhookSecretContext(delivery.webhookId));
     const headers = buildDeliveryHeaders({
-      secret: delivery.secret,
-      previousSecret: rotationActive ? delivery.previousSecret : null,
+      secret: open(delivery.secret),
+      previousSecret: rotationActive && delivery.previousSecret ? open(delivery.previousSecret) : null,
       deliveryId: delivery.id,
       eventType: delivery.eventType,
       body: delivery.body,
