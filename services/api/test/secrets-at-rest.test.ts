@@ -3,7 +3,8 @@ import { createLogger, loadApiConfig, loadWorkerConfig } from '@worktrack/config
 import { newId, resealWebhookSecrets, SecretBox, webhookSecretContext } from '@worktrack/db';
 import { startApi } from '../src/compose';
 import { exitCode, runEntry } from '../../../test/support/processes';
-import { as, createHarness, createOrg, waitFor, type Harness, type TestOrg } from './support/harness';
+import { csrfOf, signedIn } from './support/dashboard';
+import { addMember, as, createHarness, createOrg, waitFor, type Harness, type TestOrg } from './support/harness';
 
 /*
  * Webhook signing secrets at rest (DECISIONS §15): sealed with AES-256-GCM under SECRETS_KEY, so a
@@ -193,5 +194,46 @@ describe('SECRETS_KEY', () => {
     expect(lines).toEqual([
       expect.stringMatching(/^Invalid configuration: SECRETS_KEY is required in production \(NODE_ENV=production\): base64 of 32 random bytes/),
     ]);
+  });
+});
+
+describe('the dashboard', () => {
+  it("reveals the current secret to an admin on the subscription's page, through a CSRF-protected form", async () => {
+    const id = (
+      await as(h.app, org.liveKey)
+        .post('/v1/webhooks', { url: HOOK_URL, events: ['*'], secret: 'secret_for_the_dashboard' })
+        .expect(201)
+    ).body.id;
+    const admin = await signedIn(h, { organizationId: org.organization.id, userId: org.user.id });
+    const page = await admin.get(`/dashboard/webhooks/${id}`);
+    expect(page.text).toContain(`action="/dashboard/webhooks/${id}/secret/reveal"`);
+    expect(page.text).not.toContain('secret_for_the_dashboard');
+
+    expect((await admin.post(`/dashboard/webhooks/${id}/secret/reveal`).type('form').send({})).status).toBe(403);
+    const revealed = await admin
+      .post(`/dashboard/webhooks/${id}/secret/reveal`)
+      .type('form')
+      .send({ _csrf: csrfOf(page.text) });
+    expect(revealed.status).toBe(200);
+    expect(revealed.headers['cache-control']).toBe('no-store');
+    expect(revealed.text).toContain('<code id="current-secret">secret_for_the_dashboard</code>');
+  });
+
+  it('shows a guest no reveal form and refuses it the secret', async () => {
+    const id = (
+      await as(h.app, org.liveKey)
+        .post('/v1/webhooks', { url: HOOK_URL, events: ['*'], secret: 'secret_not_for_guests' })
+        .expect(201)
+    ).body.id;
+    const guest = await signedIn(h, { organizationId: org.organization.id, userId: (await addMember(h.db, org, { role: 'guest' })).userId });
+    const page = await guest.get(`/dashboard/webhooks/${id}`);
+    expect(page.status).toBe(200);
+    expect(page.text).not.toContain('/secret/reveal');
+    const refused = await guest
+      .post(`/dashboard/webhooks/${id}/secret/reveal`)
+      .type('form')
+      .send({ _csrf: csrfOf(page.text) });
+    expect(refused.status).toBe(403);
+    expect(refused.text).not.toContain('secret_not_for_guests');
   });
 });
