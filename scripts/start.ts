@@ -3,7 +3,7 @@
 // else. Ctrl-C / SIGTERM stops them all gracefully.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
-import { loadApiConfig, loadDotEnv, loadWorkerConfig, onParentExit } from '@worktrack/config';
+import { describeStartupError, loadApiConfig, loadDotEnv, loadWorkerConfig, onParentExit } from '@worktrack/config';
 import { startEmbeddedS3, type EmbeddedS3 } from '@worktrack/storage';
 
 const root = path.resolve(__dirname, '..');
@@ -82,6 +82,6 @@ async function main(): Promise<void> {
 }
 
 main().catch((err: unknown) => {
-  console.error(err);
+  console.error(describeStartupError(err));
   process.exit(1);
 });

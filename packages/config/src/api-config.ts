@@ -48,7 +48,6 @@ export const apiEnvSchema = Joi.object({
   DRAIN_DELAY_MS: Joi.number().integer().min(0).default(0),
   EVENT_PUBLISH_DELAY_MS: Joi.number().integer().min(0).max(1_000).default(5),
   TRUST_PROXY: Joi.alternatives(Joi.boolean(), Joi.number().integer().min(0), Joi.string()).default(false),
-  NODE_ENV: Joi.string(),
   CURSOR_SECRET: Joi.string()
     .empty('')
     .min(32)

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import Joi from 'joi';
 import type { LogFormat } from './logger';
@@ -7,13 +8,15 @@ export function loadDotEnv(file = '.env'): void {
   if (existsSync(file)) process.loadEnvFile(file);
 }
 
+/** Settings a service cannot start with; its message is the one line a start prints (describeStartupError). */
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
 /** Validates the environment against a schema once, at boot, and fails fast with every problem listed. */
 export function parseEnv<T>(schema: Joi.ObjectSchema, env: NodeJS.ProcessEnv = process.env): T {
   const { value, error } = schema.validate(env, { abortEarly: false, allowUnknown: true, stripUnknown: true, convert: true });
-  if (error) {
-    const problems = error.details.map((d) => `  - ${d.message}`).join('\n');
-    throw new Error(`Invalid configuration:\n${problems}`);
-  }
+  if (error) throw new ConfigError(`Invalid configuration: ${error.details.map((d) => d.message).join('; ')}`);
   return value as T;
 }
 
@@ -26,7 +29,27 @@ function splitList(value: string): string[] {
     .filter(Boolean);
 }
 
+const secretsKey = (name: string) =>
+  Joi.string()
+    .empty('')
+    .pattern(/^[A-Za-z0-9+/]{43}=?$/)
+    .messages({ 'string.pattern.base': `${name} must be base64 of 32 random bytes (openssl rand -base64 32)` });
+
+/**
+ * Outside production, with no SECRETS_KEY: a key derived from this fixed text, the same in every
+ * process (the API seals, the worker opens) and across restarts, and therefore no protection at
+ * all. Outside production it keeps opening what it sealed once SECRETS_KEY is set, so a developer
+ * who sets one later loses nothing: the API's start seals those values again under SECRETS_KEY.
+ */
+const DEVELOPMENT_SECRETS_KEY = createHash('sha256').update('worktrack development SECRETS_KEY, known to everyone').digest();
+
 export const commonEnv = {
+  NODE_ENV: Joi.string(),
+  SECRETS_KEY: secretsKey('SECRETS_KEY').when('NODE_ENV', { is: 'production', then: Joi.required() }).messages({
+    'any.required':
+      'SECRETS_KEY is required in production (NODE_ENV=production): base64 of 32 random bytes (openssl rand -base64 32), the same for the API and the worker',
+  }),
+  SECRETS_KEY_PREVIOUS: secretsKey('SECRETS_KEY_PREVIOUS'),
   DATABASE_URL: Joi.string()
     .uri({ scheme: ['postgresql', 'postgres'] })
     .default('postgresql://postgres:postgres@127.0.0.1:5432/worktrack'),
@@ -48,6 +71,14 @@ export interface CommonSettings {
   logLevel: string;
   logFormat: LogFormat;
   webhookAllowedHosts: string[];
+  /**
+   * Keys of the secrets sealed at rest (webhook signing secrets): the first seals, every one opens
+   * what it sealed. SECRETS_KEY, then SECRETS_KEY_PREVIOUS, then (outside production) the
+   * development key.
+   */
+  secretsKeys: Buffer[];
+  /** SECRETS_KEY was unset (outside production): secrets are sealed under the development key, known to everyone. */
+  secretsKeyDerived: boolean;
 }
 
 export function commonSettings(e: Record<string, any>): CommonSettings {
@@ -58,7 +89,16 @@ export function commonSettings(e: Record<string, any>): CommonSettings {
     logLevel: e.LOG_LEVEL,
     logFormat: e.LOG_FORMAT,
     webhookAllowedHosts: splitList(e.WEBHOOK_ALLOWED_HOSTS),
+    ...secretsKeys(e),
   };
+}
+
+function secretsKeys(e: Record<string, any>): Pick<CommonSettings, 'secretsKeys' | 'secretsKeyDerived'> {
+  const decode = (key: string) => Buffer.from(key, 'base64');
+  const keys = [e.SECRETS_KEY === undefined ? DEVELOPMENT_SECRETS_KEY : decode(e.SECRETS_KEY)];
+  if (e.SECRETS_KEY_PREVIOUS !== undefined) keys.push(decode(e.SECRETS_KEY_PREVIOUS));
+  if (e.NODE_ENV !== 'production') keys.push(DEVELOPMENT_SECRETS_KEY);
+  return { secretsKeys: keys.filter((key, i) => keys.findIndex((other) => other.equals(key)) === i), secretsKeyDerived: e.SECRETS_KEY === undefined };
 }
 
 export const delayList = Joi.string()

@@ -11,6 +11,7 @@ const REDACTED = [
   'req.headers["idempotency-key"]',
   '*.authorization',
   '*.secret',
+  '*.previousSecret',
   '*.token',
   '*.key',
   '*.apiKey',

@@ -1,8 +1,11 @@
+import { ConfigError } from './env';
+
 /**
  * What an operator needs from a failure at start: one line naming the setting to change, not a
  * stack trace. Anything unrecognised keeps its stack.
  */
 export function describeStartupError(err: unknown, context: { databaseUrl?: string; portSetting?: string } = {}): string {
+  if (err instanceof ConfigError) return err.message;
   const e = err as { code?: unknown; port?: unknown; address?: unknown; message?: unknown; cause?: unknown } | null;
   if (e?.code === 'EADDRINUSE') {
     return `Cannot listen on ${String(e.address)}:${String(e.port)}: the port is in use. Set ${context.portSetting ?? 'the port setting'} to a free port, or stop what holds it.`;

@@ -4,6 +4,7 @@ import { bootstrap, bootstrapUsage } from './cli/bootstrap';
 import { dashboardLink, dashboardLinkUsage } from './cli/dashboard-link';
 import { keysCreate, keysCreateUsage } from './cli/keys-create';
 import { orgsList, orgsListUsage } from './cli/orgs-list';
+import { secretsReseal, secretsResealUsage } from './cli/secrets-reseal';
 import { UsageError } from './cli/usage-error';
 
 const commands: Record<string, (db: Db, argv: string[], config: ApiConfig) => Promise<void>> = {
@@ -11,9 +12,10 @@ const commands: Record<string, (db: Db, argv: string[], config: ApiConfig) => Pr
   'orgs list': orgsList,
   'keys create': keysCreate,
   'dashboard-link': dashboardLink,
+  'secrets reseal': secretsReseal,
 };
 
-const usage = `Usage:\n  ${[bootstrapUsage, orgsListUsage, keysCreateUsage, dashboardLinkUsage].join('\n  ')}`;
+const usage = `Usage:\n  ${[bootstrapUsage, orgsListUsage, keysCreateUsage, dashboardLinkUsage, secretsResealUsage].join('\n  ')}`;
 
 async function main(): Promise<void> {
   loadDotEnv();

@@ -1,7 +1,7 @@
 import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import type { ApiConfig, Logger } from '@worktrack/config';
-import { createDatabase } from '@worktrack/db';
+import { createDatabase, resealWebhookSecrets, SecretBox, type Db } from '@worktrack/db';
 import { createMetricsRegistry, registerBacklogGauges } from '@worktrack/metrics';
 import { createRedisConnection, JobScheduler } from '@worktrack/queue';
 import { createObjectStore } from '@worktrack/storage';
@@ -49,11 +49,28 @@ export async function startApi(config: ApiConfig, logger: Logger): Promise<Runni
     queueJobs: async () => Object.fromEntries(await Promise.all(queues.map(async (queue) => [queue.name, await queue.getJobCounts()] as const))),
   });
 
+  const secrets = new SecretBox(config.secretsKeys);
+
   let draining = false;
-  const app = createApp({ config, db, sql: database.pool, redis, jobs, publisher, keyCache, keyRevocations, logger, store, metrics, draining: () => draining });
+  const app = createApp({
+    config,
+    db,
+    sql: database.pool,
+    redis,
+    jobs,
+    publisher,
+    keyCache,
+    keyRevocations,
+    logger,
+    secrets,
+    store,
+    metrics,
+    draining: () => draining,
+  });
   const server = createApiServer(app).listen(config.port, config.host);
   await Promise.race([once(server, 'listening'), once(server, 'error').then(([err]) => Promise.reject(err as Error))]);
   const { port } = server.address() as AddressInfo;
+  const resealing = resealAtStart(db, secrets, logger);
 
   return {
     url: `http://${config.host}:${port}`,
@@ -69,7 +86,28 @@ export async function startApi(config: ApiConfig, logger: Logger): Promise<Runni
       redis.disconnect();
       producer.disconnect();
       subscriber.disconnect();
+      await resealing;
       await database.close();
     },
   };
+}
+
+/**
+ * Seals the subscription secrets still in plaintext (written before sealing) and those sealed under
+ * SECRETS_KEY_PREVIOUS, in the background: every API start does it, so upgrading and rotating keys
+ * need no step of their own. Best effort: what a failure leaves, the next start (or
+ * `pnpm cli secrets reseal`) seals, and meanwhile the worker still signs with those values.
+ */
+async function resealAtStart(db: Db, secrets: SecretBox, logger: Logger): Promise<void> {
+  try {
+    const report = await resealWebhookSecrets(db, secrets);
+    if (report.sealed + report.resealed > 0) logger.info(report, 'webhook secrets sealed under SECRETS_KEY');
+    if (report.unreadable > 0)
+      logger.error(
+        report,
+        'some webhook secrets are sealed under a key that is neither SECRETS_KEY nor SECRETS_KEY_PREVIOUS: their subscriptions cannot be signed for until that key is set as SECRETS_KEY_PREVIOUS',
+      );
+  } catch (err) {
+    logger.warn({ err }, 'webhook secrets not sealed at start; the next start, or pnpm cli secrets reseal, seals them');
+  }
 }

@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
 import type { ApiConfig, Logger } from '@worktrack/config';
-import type { Db, SqlPool } from '@worktrack/db';
+import type { Db, SecretBox, SqlPool } from '@worktrack/db';
 import type { EventPublisher, JobScheduler } from '@worktrack/queue';
 import type { Registry } from '@worktrack/metrics';
 import type { ObjectStore } from '@worktrack/storage';
@@ -25,6 +25,8 @@ export interface AppDeps {
   /** Makes every replica forget an organization's cached keys after a revocation or membership change. */
   keyRevocations: KeyRevocations;
   logger: Logger;
+  /** Seals and opens the secrets kept at rest (webhook signing secrets), under SECRETS_KEY. */
+  secrets: SecretBox;
   /** Uploaded files' bytes (S3, MinIO or the embedded store). */
   store: ObjectStore;
   /** The service's Prometheus registry, served at /metrics. */

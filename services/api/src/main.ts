@@ -7,6 +7,10 @@ async function main(): Promise<void> {
   const logger = createLogger(config.logLevel, 'api', config.logFormat);
   if (config.cursorSecretEphemeral)
     logger.warn('CURSOR_SECRET is unset: list cursors are sealed with a key made at boot, so they stop working on a restart and on other replicas');
+  if (config.secretsKeyDerived)
+    logger.warn(
+      'SECRETS_KEY is unset: webhook secrets are encrypted at rest under a development key that everyone can derive; set SECRETS_KEY (openssl rand -base64 32), the same for the API and the worker',
+    );
   try {
     const api = await startApi(config, logger);
     logger.info({ url: api.url }, 'api listening');
@@ -18,6 +22,6 @@ async function main(): Promise<void> {
 }
 
 main().catch((err: unknown) => {
-  console.error(err);
+  console.error(describeStartupError(err));
   process.exit(1);
 });

@@ -1,5 +1,5 @@
-import { newId, type Prisma } from '@worktrack/db';
-import { addMember, as, createHarness, createOrg, expectError, type Harness, type TestOrg } from './support/harness';
+import { newId, webhookSecretContext, type Prisma, type Webhook } from '@worktrack/db';
+import { addMember, as, createHarness, createOrg, expectError, keyWith, type Harness, type TestOrg } from './support/harness';
 import { itEnforcesAccess, type SecuredRoute } from './support/security';
 
 // No allowlist: the https and public-address rules apply in full. Public IP literals need no DNS.
@@ -47,6 +47,13 @@ async function subscribe(owner: TestOrg, body: object = {}): Promise<string> {
   return res.body.id as string;
 }
 
+/** A row's secrets as the worker opens them: the table holds them sealed (DECISIONS §15). */
+function opened(row: Webhook): { secret: string; previousSecret: string | null } {
+  const open = (value: string) => h.deps.secrets.open(value, webhookSecretContext(row.id));
+  for (const value of [row.secret, row.previousSecret ?? '']) expect(value).not.toMatch(/secret_|whsec_/);
+  return { secret: open(row.secret), previousSecret: row.previousSecret === null ? null : open(row.previousSecret) };
+}
+
 /** A delivery-log row written directly, as the worker would have left it; not yet due unless told. */
 function insertDelivery(owner: TestOrg, forWebhook: string, data: Partial<Prisma.DeliveryUncheckedCreateInput> = {}) {
   const id = data.id ?? newId('delivery');
@@ -78,8 +85,9 @@ describe('access to every webhook route', () => {
     { method: 'get', path: `/v1/webhooks/${webhookId}/deliveries/${deliveryId}`, permission: 'webhooks:read' },
     { method: 'post', path: `/v1/webhooks/${webhookId}/test`, permission: 'webhooks:write', body: {} },
     { method: 'post', path: `/v1/webhooks/${webhookId}/deliveries/${deliveryId}/redeliver`, permission: 'webhooks:write' },
+    { method: 'get', path: `/v1/webhooks/${webhookId}/secret`, permission: 'webhooks:write' },
   ];
-  const names = ['GET list', 'POST create', 'GET one', 'PATCH', 'DELETE', 'GET deliveries', 'GET delivery', 'POST test', 'POST redeliver'];
+  const names = ['GET list', 'POST create', 'GET one', 'PATCH', 'DELETE', 'GET deliveries', 'GET delivery', 'POST test', 'POST redeliver', 'GET secret'];
 
   describe.each(names.map((name, i) => [name, i] as const))('%s', (_name, i) => {
     itEnforcesAccess(ctx, () => routes()[i]!, { namesResource: i !== 0 && i !== 1 });
@@ -113,7 +121,8 @@ describe('POST /v1/webhooks', () => {
       updatedAt: expect.stringMatching(ISO),
     });
     const stored = await h.db.webhook.findUniqueOrThrow({ where: { id: res.body.id } });
-    expect(stored).toMatchObject({ secret: 'secret_supplied_secret', organizationId: owner.organization.id, mode: 'live' });
+    expect(stored).toMatchObject({ organizationId: owner.organization.id, mode: 'live' });
+    expect(opened(stored).secret).toBe('secret_supplied_secret');
   });
 
   it.each([
@@ -132,7 +141,7 @@ describe('POST /v1/webhooks', () => {
     expect(res.body.secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/); // DECISIONS §4: whsec_ + base64 of 32 bytes
     expect(res.body.description).toBeNull();
     const stored = await h.db.webhook.findUniqueOrThrow({ where: { id: res.body.id } });
-    expect(stored.secret).toBe(res.body.secret);
+    expect(opened(stored).secret).toBe(res.body.secret);
     await as(h.app, org.liveKey).delete(`/v1/webhooks/${res.body.id}`).expect(204);
   });
 
@@ -297,6 +306,32 @@ describe('GET /v1/webhooks/{id}', () => {
   });
 });
 
+describe('GET /v1/webhooks/{id}/secret', () => {
+  it('reveals the current secret to a key with webhooks:write, never cached', async () => {
+    const res = await as(h.app, org.liveKey).get(`/v1/webhooks/${webhookId}/secret`);
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ secret: 'secret_known_secret' });
+    expect(res.headers['cache-control']).toBe('no-store');
+    expect(res.headers.etag).toBeUndefined();
+  });
+
+  it('reveals a generated secret as the create returned it, and after a rotation the new one', async () => {
+    const created = await as(h.app, org.liveKey).post('/v1/webhooks', { url: HOOK_URL, events: ['*'] });
+    disposables.push(created.body.id);
+    const reveal = () => as(h.app, org.liveKey).get(`/v1/webhooks/${created.body.id}/secret`).expect(200);
+    expect((await reveal()).body).toEqual({ secret: created.body.secret });
+    await as(h.app, org.liveKey).patch(`/v1/webhooks/${created.body.id}`, { secret: 'secret_after_rotation' }).expect(200);
+    expect((await reveal()).body).toEqual({ secret: 'secret_after_rotation' });
+  });
+
+  it('answers 403 to a key with webhooks:read alone, and 404 to another organization for its id', async () => {
+    expectError(await as(h.app, await keyWith(h.db, org, ['webhooks:read'])).get(`/v1/webhooks/${webhookId}/secret`), 403, 'forbidden');
+    const foreign = await subscribe(otherOrg);
+    expectError(await as(h.app, org.liveKey).get(`/v1/webhooks/${foreign}/secret`), 404, 'not_found', 'webhookId');
+    expect((await as(h.app, otherOrg.liveKey).get(`/v1/webhooks/${foreign}/secret`)).status).toBe(200);
+  });
+});
+
 describe('PATCH /v1/webhooks/{id}', () => {
   let target: string;
   beforeEach(async () => {
@@ -335,7 +370,7 @@ describe('PATCH /v1/webhooks/{id}', () => {
     expect(res.body).not.toHaveProperty('secret');
     expect(JSON.stringify(res.body)).not.toMatch(/secret_rotated_secret|secret_known_secret/);
     const stored = await h.db.webhook.findUniqueOrThrow({ where: { id: target } });
-    expect(stored).toMatchObject({ secret: 'secret_rotated_secret', previousSecret: 'secret_known_secret' });
+    expect(opened(stored)).toEqual({ secret: 'secret_rotated_secret', previousSecret: 'secret_known_secret' });
     const expiresAt = stored.previousSecretExpiresAt!.getTime();
     expect(expiresAt).toBeGreaterThanOrEqual(t0 + DAY_MS - 1_000);
     expect(expiresAt).toBeLessThanOrEqual(t1 + DAY_MS + 1_000);

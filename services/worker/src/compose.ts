@@ -1,6 +1,6 @@
 import type { AddressInfo } from 'node:net';
 import type { Logger, WorkerConfig } from '@worktrack/config';
-import { createDatabase } from '@worktrack/db';
+import { createDatabase, SecretBox } from '@worktrack/db';
 import { createMetricsRegistry, registerBacklogGauges } from '@worktrack/metrics';
 import { createRedisConnection, JobScheduler } from '@worktrack/queue';
 import { WebhookDeliverer } from '@worktrack/webhooks';
@@ -43,7 +43,7 @@ export async function startWorker(config: WorkerConfig, logger: Logger): Promise
   });
 
   const runtime = startWorkerRuntime(
-    { db, sql: database.pool, jobs, deliverer, logger, metrics: new DeliveryMetrics(metrics) },
+    { db, sql: database.pool, jobs, deliverer, logger, metrics: new DeliveryMetrics(metrics), secrets: new SecretBox(config.secretsKeys) },
     {
       connection,
       prefix: config.redisPrefix,

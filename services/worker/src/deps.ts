@@ -1,5 +1,5 @@
 import type { Logger } from '@worktrack/config';
-import type { Db, SqlPool } from '@worktrack/db';
+import type { Db, SecretBox, SqlPool } from '@worktrack/db';
 import type { JobScheduler } from '@worktrack/queue';
 import type { WebhookDeliverer } from '@worktrack/webhooks';
 import type { DeliveryMetrics } from './delivery-metrics';
@@ -12,6 +12,8 @@ export interface WorkerDeps {
   deliverer: WebhookDeliverer;
   logger: Logger;
   metrics: DeliveryMetrics;
+  /** Opens the subscriptions' signing secrets, sealed at rest under SECRETS_KEY. */
+  secrets: SecretBox;
 }
 
 export interface DeliveryPolicy {

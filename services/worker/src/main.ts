@@ -5,6 +5,10 @@ async function main(): Promise<void> {
   loadDotEnv();
   const config = loadWorkerConfig();
   const logger = createLogger(config.logLevel, 'worker', config.logFormat);
+  if (config.secretsKeyDerived)
+    logger.warn(
+      'SECRETS_KEY is unset: webhook secrets are encrypted at rest under a development key that everyone can derive; set SECRETS_KEY (openssl rand -base64 32), the same for the API and the worker',
+    );
   try {
     const worker = await startWorker(config, logger);
     logger.info({ concurrency: config.concurrency, health: worker.healthUrl }, 'worker started');
@@ -16,6 +20,6 @@ async function main(): Promise<void> {
 }
 
 main().catch((err: unknown) => {
-  console.error(err);
+  console.error(describeStartupError(err));
   process.exit(1);
 });

@@ -35,6 +35,7 @@ beforeAll(() => {
     deliverer: new WebhookDeliverer({ timeoutMs: 2_000, allowedHosts: ['127.0.0.1'] }),
     logger: createLogger('silent', 'test'),
     metrics: new DeliveryMetrics(createMetricsRegistry()),
+    secrets: h.deps.secrets,
   };
   makeAttempt = deliveryHandler(deps, policy);
   dispatchEvent = dispatchHandler(deps, fannedOut);

@@ -3,7 +3,7 @@ import request from 'supertest';
 import type { Express } from 'express';
 import { createLogger, loadApiConfig, type Logger } from '@worktrack/config';
 import { createMetricsRegistry } from '@worktrack/metrics';
-import { createDatabase, newId, type Db, type Mode, type Plan, type Role } from '@worktrack/db';
+import { createDatabase, newId, SecretBox, type Db, type Mode, type Plan, type Role } from '@worktrack/db';
 import { createRedisConnection, JobScheduler } from '@worktrack/queue';
 import { createObjectStore } from '@worktrack/storage';
 import { createApp } from '../../src/app';
@@ -54,6 +54,7 @@ export function createHarness(
     keyCache,
     keyRevocations,
     logger,
+    secrets: new SecretBox(config.secretsKeys),
     store,
     metrics: createMetricsRegistry(),
     draining: () => false,

@@ -1,4 +1,4 @@
-import { newId, recordAttempts, type AttemptRecord, type ClaimedDelivery } from '@worktrack/db';
+import { newId, recordAttempts, webhookSecretContext, type AttemptRecord, type ClaimedDelivery } from '@worktrack/db';
 import { buildDeliveryHeaders, type DeliveryResult } from '@worktrack/webhooks';
 import type { DeliveryPolicy, WorkerDeps } from '../deps';
 import { GroupCommit } from '../group-commit';
@@ -36,9 +36,11 @@ export function deliveryHandler(deps: WorkerDeps, policy: DeliveryPolicy): MakeA
     const attempt = delivery.attemptCount + 1;
     const attemptedAt = new Date();
     const rotationActive = delivery.previousSecretExpiresAt !== null && delivery.previousSecretExpiresAt > attemptedAt;
+    // Secrets are sealed at rest (DECISIONS §15): opened here, for this signature only.
+    const open = (sealed: string) => deps.secrets.open(sealed, webhookSecretContext(delivery.webhookId));
     const headers = buildDeliveryHeaders({
-      secret: delivery.secret,
-      previousSecret: rotationActive ? delivery.previousSecret : null,
+      secret: open(delivery.secret),
+      previousSecret: rotationActive && delivery.previousSecret ? open(delivery.previousSecret) : null,
       deliveryId: delivery.id,
       eventType: delivery.eventType,
       body: delivery.body,

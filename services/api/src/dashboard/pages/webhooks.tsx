@@ -2,6 +2,7 @@ import type { Request, Response, Router } from 'express';
 import { createWebhook } from '../../modules/webhooks/create-webhook';
 import { deleteWebhook } from '../../modules/webhooks/delete-webhook';
 import { getWebhook } from '../../modules/webhooks/get-webhook';
+import { getWebhookSecret } from '../../modules/webhooks/get-webhook-secret';
 import { getWebhookStats } from '../../modules/webhooks/get-webhook-stats';
 import { listDeliveries } from '../../modules/webhooks/list-deliveries';
 import { listWebhooks } from '../../modules/webhooks/list-webhooks';
@@ -28,6 +29,9 @@ const LOG_FILTERS = ['status', 'event', 'offset'] as const;
 
 /** A datetime-local value a day back: where recovery usually starts. */
 const dayAgo = () => new Date(Date.now() - 24 * 3600 * 1000).toISOString().slice(0, 16);
+
+/** Webhook secrets are not shown once only: an admin can reveal the current one on its page (DECISIONS §15). */
+const REVEALABLE = "Copy it now. An admin can reveal the current secret again on the subscription's page.";
 
 const webhookBody = (form: Form) => ({
   url: text(form, 'url'),
@@ -104,7 +108,7 @@ function WebhooksBody(props: {
     <>
       {props.created && (
         <>
-          {props.created.secret && <ShownOnce id="new-secret" label="The subscription's signing secret" value={props.created.secret} />}
+          {props.created.secret && <ShownOnce id="new-secret" label="The subscription's signing secret" value={props.created.secret} note={REVEALABLE} />}
           <p class="notice" role="status">
             Subscription created. <a href={`${PATH}/${props.created.id}`}>Open it</a> to send a test delivery.
           </p>
@@ -144,7 +148,11 @@ export function webhookPages(router: Router, { deps, assets }: DashboardApp): vo
     });
   }
 
-  async function showWebhook(req: Request, res: Response, extra: { status?: number; problem?: WebhookPageProblem; values?: Form; secret?: string } = {}) {
+  async function showWebhook(
+    req: Request,
+    res: Response,
+    extra: { status?: number; problem?: WebhookPageProblem; values?: Form; secret?: string; revealed?: string } = {},
+  ) {
     const caller = callerOf(req, res, deps);
     const params = { webhookId: req.params.webhookId };
     const filters = queryOf(req, LOG_FILTERS);
@@ -161,7 +169,15 @@ export function webhookPages(router: Router, { deps, assets }: DashboardApp): vo
       status: extra.status ?? 200,
       body: (
         <>
-          {extra.secret && <ShownOnce id="new-secret" label="The new signing secret" value={extra.secret} />}
+          {extra.secret && <ShownOnce id="new-secret" label="The new signing secret" value={extra.secret} note={REVEALABLE} />}
+          {extra.revealed && (
+            <ShownOnce
+              id="current-secret"
+              label="The current signing secret"
+              value={extra.revealed}
+              note="Anyone holding it can sign requests your receiver will accept: keep it out of logs and tickets."
+            />
+          )}
           <WebhookSummary webhook={webhook} />
           <StatsPanel stats={stats} />
           {can && <WebhookActions webhook={webhook} problem={extra.problem} values={extra.problem ? (extra.values ?? {}) : {}} recoverSince={dayAgo()} />}
@@ -221,6 +237,12 @@ export function webhookPages(router: Router, { deps, assets }: DashboardApp): vo
       await showWebhook(req, res, { secret });
     }),
   );
+
+  // A POST, so that the secret is in no URL, history or prefetch, and a form of another site cannot ask for it (CSRF).
+  router.post('/webhooks/:webhookId/secret/reveal', async (req, res) => {
+    const { secret } = await callOperation(getWebhookSecret, callerOf(req, res, deps), { params: req.params });
+    await showWebhook(req, res, { revealed: secret });
+  });
 
   router.post('/webhooks/:webhookId/delete', async (req, res) => {
     await callOperation(deleteWebhook, callerOf(req, res, deps), { params: req.params });

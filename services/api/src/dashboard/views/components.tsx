@@ -221,11 +221,21 @@ export function Checkboxes({
 }
 
 /** A value shown once (a new key, a generated secret, an invitation token), with a copy button when scripts run. */
-export function ShownOnce({ id, label, value }: { id: string; label: string; value: string }) {
+export function ShownOnce({
+  id,
+  label,
+  value,
+  note = 'Copy it now: it is shown this once and cannot be seen again.',
+}: {
+  id: string;
+  label: string;
+  value: string;
+  note?: string;
+}) {
   return (
     <section class="shown-once" aria-labelledby={`${id}-label`}>
       <h2 id={`${id}-label`}>{label}</h2>
-      <p>Copy it now: it is shown this once and cannot be seen again.</p>
+      <p>{note}</p>
       <p class="secret">
         <code id={id}>{value}</code>
         <button type="button" class="secondary" data-copy={id} hidden>

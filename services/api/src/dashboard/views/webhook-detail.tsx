@@ -104,7 +104,7 @@ export function StatsPanel({ stats }: { stats: WebhookStats }) {
   );
 }
 
-/** Send a test, re-enable or disable, recover, rotate the secret, delete: what webhooks:write allows. */
+/** Send a test, re-enable or disable, recover, reveal or rotate the secret, delete: what webhooks:write allows. */
 export function WebhookActions({
   webhook,
   problem,
@@ -160,6 +160,12 @@ export function WebhookActions({
           />
         </>
       )}
+      <PostForm action={`${path}/secret/reveal`} label="Reveal the secret">
+        <p>The secret that signs its deliveries is kept encrypted; reveal it to set it up at the receiver.</p>
+        <button type="submit" class="secondary">
+          Reveal secret
+        </button>
+      </PostForm>
       <PostForm action={`${path}/secret`} label="Rotate the secret">
         <ProblemSummary problem={problemFor('rotate', problem)} />
         <TextField

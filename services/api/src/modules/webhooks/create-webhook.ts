@@ -1,4 +1,4 @@
-import { newId, scoped } from '@worktrack/db';
+import { newId, scoped, webhookSecretContext } from '@worktrack/db';
 import { defineRoute } from '../../http/route';
 import { newWebhookSchema, toWebhookRecord } from './webhook-record';
 import { assertDeliverableUrl, assertSubscriptionQuota, generateSecret } from './webhook-rules';
@@ -20,15 +20,17 @@ export const createWebhook = defineRoute({
   handler: async ({ body, tenant, deps }) => {
     await assertDeliverableUrl(body.url, deps.config.webhookAllowedHosts);
     const secret = body.secret ?? generateSecret();
+    const id = newId('webhook');
+    const sealed = deps.secrets.seal(secret, webhookSecretContext(id));
     const webhook = await deps.db.$transaction(async (tx) => {
       await assertSubscriptionQuota(tx, tenant, tenant.plan);
       return tx.webhook.create({
         data: scoped(tenant, {
-          id: newId('webhook'),
+          id,
           url: body.url,
           events: body.events,
           description: body.description ?? null,
-          secret,
+          secret: sealed,
           maxConcurrency: body.maxConcurrency,
           rateLimit: body.rateLimit,
         }),

@@ -2,6 +2,7 @@ import { createWebhook } from './create-webhook';
 import { deleteWebhook } from './delete-webhook';
 import { getDelivery } from './get-delivery';
 import { getWebhook } from './get-webhook';
+import { getWebhookSecret } from './get-webhook-secret';
 import { getWebhookStats } from './get-webhook-stats';
 import { listDeliveries } from './list-deliveries';
 import { listWebhooks } from './list-webhooks';
@@ -14,6 +15,7 @@ export const webhookRoutes = [
   listWebhooks,
   createWebhook,
   getWebhook,
+  getWebhookSecret,
   updateWebhook,
   deleteWebhook,
   listDeliveries,

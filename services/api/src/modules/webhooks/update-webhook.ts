@@ -1,9 +1,20 @@
+import { UnreadableSecretError, webhookSecretContext, type SecretBox } from '@worktrack/db';
 import { defineRoute } from '../../http/route';
 import { toWebhookRecord, webhookRecordSchema, webhookResource } from './webhook-record';
 import { assertDeliverableUrl } from './webhook-rules';
 import { updateWebhookBody, webhookParams } from './webhook-schemas';
 
 const ROTATION_OVERLAP_MS = 24 * 3600 * 1000;
+
+/** The current secret, or null when no configured key opens it: a new one then replaces it with no overlap. */
+function readableSecret(secrets: SecretBox, stored: string, context: string): string | null {
+  try {
+    return secrets.open(stored, context);
+  } catch (err) {
+    if (err instanceof UnreadableSecretError) return null;
+    throw err;
+  }
+}
 
 /**
  * Changes url, events, description, maxConcurrency, rateLimit; rotates the secret (the old one
@@ -29,7 +40,9 @@ export const updateWebhook = defineRoute({
       const existing = await lock(tx);
       const reenabling = body.status === 'active' && existing.status === 'disabled';
       const disabling = body.status === 'disabled' && existing.status === 'active';
-      const rotating = body.secret !== undefined && body.secret !== existing.secret;
+      const context = webhookSecretContext(existing.id);
+      const current = body.secret === undefined ? null : readableSecret(deps.secrets, existing.secret, context);
+      const rotating = body.secret !== undefined && body.secret !== current;
       // The worker's token bucket counts tokens at the old rate; reset, it starts afresh at the new one.
       const rerating = body.rateLimit !== undefined && body.rateLimit !== existing.rateLimit;
       const webhook = await tx.webhook.update({
@@ -40,7 +53,12 @@ export const updateWebhook = defineRoute({
           description: body.description,
           maxConcurrency: body.maxConcurrency,
           ...(rerating && { rateLimit: body.rateLimit, rateTokens: null, rateTokensAt: null }),
-          ...(rotating && { secret: body.secret, previousSecret: existing.secret, previousSecretExpiresAt: new Date(Date.now() + ROTATION_OVERLAP_MS) }),
+          ...(rotating && {
+            // Both sealed afresh (DECISIONS §15): the old one may date from before sealing.
+            secret: deps.secrets.seal(body.secret!, context),
+            previousSecret: current === null ? null : deps.secrets.seal(current, context),
+            previousSecretExpiresAt: new Date(Date.now() + ROTATION_OVERLAP_MS),
+          }),
           ...(reenabling && { status: 'active', disabledReason: null, disabledAt: null, pausedUntil: null }),
           ...(disabling && { status: 'disabled', disabledReason: 'manual', disabledAt: new Date() }),
         },
