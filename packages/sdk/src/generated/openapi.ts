@@ -19,13 +19,13 @@ export interface paths {
          *
          *     Needs the `tasks:read` permission.
          */
-        get: operations["getTasks"];
+        get: operations["listTasks"];
         put?: never;
         /**
          * Create a task
          * @description Needs the `tasks:write` permission.
          */
-        post: operations["postTasks"];
+        post: operations["createTask"];
         delete?: never;
         options?: never;
         head?: never;
@@ -43,14 +43,14 @@ export interface paths {
          * Get a task
          * @description Needs the `tasks:read` permission.
          */
-        get: operations["getTasksTaskId"];
+        get: operations["getTask"];
         put?: never;
         post?: never;
         /**
          * Delete a task and its comments
          * @description Needs the `tasks:write` permission.
          */
-        delete: operations["deleteTasksTaskId"];
+        delete: operations["deleteTask"];
         options?: never;
         head?: never;
         /**
@@ -59,7 +59,7 @@ export interface paths {
          *
          *     Needs the `tasks:write` permission.
          */
-        patch: operations["patchTasksTaskId"];
+        patch: operations["updateTask"];
         trace?: never;
     };
     "/v1/projects": {
@@ -75,13 +75,13 @@ export interface paths {
          *
          *     Needs the `projects:read` permission.
          */
-        get: operations["getProjects"];
+        get: operations["listProjects"];
         put?: never;
         /**
          * Create a project
          * @description Needs the `projects:write` permission.
          */
-        post: operations["postProjects"];
+        post: operations["createProject"];
         delete?: never;
         options?: never;
         head?: never;
@@ -99,7 +99,7 @@ export interface paths {
          * Get a project
          * @description Needs the `projects:read` permission.
          */
-        get: operations["getProjectsProjectId"];
+        get: operations["getProject"];
         put?: never;
         post?: never;
         /**
@@ -108,7 +108,7 @@ export interface paths {
          *
          *     Needs the `projects:write` permission.
          */
-        delete: operations["deleteProjectsProjectId"];
+        delete: operations["deleteProject"];
         options?: never;
         head?: never;
         /**
@@ -117,7 +117,7 @@ export interface paths {
          *
          *     Needs the `projects:write` permission.
          */
-        patch: operations["patchProjectsProjectId"];
+        patch: operations["updateProject"];
         trace?: never;
     };
     "/v1/api-keys": {
@@ -133,7 +133,7 @@ export interface paths {
          *
          *     Needs the `api_keys:write` permission.
          */
-        get: operations["getApiKeys"];
+        get: operations["listApiKeys"];
         put?: never;
         /**
          * Create an API key
@@ -141,7 +141,7 @@ export interface paths {
          *
          *     Needs the `api_keys:write` permission.
          */
-        post: operations["postApiKeys"];
+        post: operations["createApiKey"];
         delete?: never;
         options?: never;
         head?: never;
@@ -164,7 +164,7 @@ export interface paths {
          *
          *     Needs the `api_keys:write` permission.
          */
-        delete: operations["deleteApiKeysKeyId"];
+        delete: operations["revokeApiKey"];
         options?: never;
         head?: never;
         patch?: never;
@@ -183,7 +183,7 @@ export interface paths {
          *
          *     Needs the `webhooks:read` permission.
          */
-        get: operations["getWebhooks"];
+        get: operations["listWebhooks"];
         put?: never;
         /**
          * Create a webhook subscription
@@ -191,7 +191,7 @@ export interface paths {
          *
          *     Needs the `webhooks:write` permission.
          */
-        post: operations["postWebhooks"];
+        post: operations["createWebhook"];
         delete?: never;
         options?: never;
         head?: never;
@@ -209,7 +209,7 @@ export interface paths {
          * Get a webhook subscription
          * @description Needs the `webhooks:read` permission.
          */
-        get: operations["getWebhooksWebhookId"];
+        get: operations["getWebhook"];
         put?: never;
         post?: never;
         /**
@@ -218,7 +218,7 @@ export interface paths {
          *
          *     Needs the `webhooks:write` permission.
          */
-        delete: operations["deleteWebhooksWebhookId"];
+        delete: operations["deleteWebhook"];
         options?: never;
         head?: never;
         /**
@@ -227,7 +227,7 @@ export interface paths {
          *
          *     Needs the `webhooks:write` permission.
          */
-        patch: operations["patchWebhooksWebhookId"];
+        patch: operations["updateWebhook"];
         trace?: never;
     };
     "/v1/webhooks/{webhookId}/deliveries": {
@@ -243,7 +243,7 @@ export interface paths {
          *
          *     Needs the `webhooks:read` permission.
          */
-        get: operations["getWebhooksWebhookIdDeliveries"];
+        get: operations["listWebhookDeliveries"];
         put?: never;
         post?: never;
         delete?: never;
@@ -265,7 +265,7 @@ export interface paths {
          *
          *     Needs the `webhooks:read` permission.
          */
-        get: operations["getWebhooksWebhookIdDeliveriesDeliveryId"];
+        get: operations["getWebhookDelivery"];
         put?: never;
         post?: never;
         delete?: never;
@@ -289,7 +289,7 @@ export interface paths {
          *
          *     Needs the `webhooks:write` permission.
          */
-        post: operations["postWebhooksWebhookIdTest"];
+        post: operations["testWebhook"];
         delete?: never;
         options?: never;
         head?: never;
@@ -311,7 +311,7 @@ export interface paths {
          *
          *     Needs the `webhooks:write` permission.
          */
-        post: operations["postWebhooksWebhookIdDeliveriesDeliveryIdRedeliver"];
+        post: operations["redeliverWebhookDelivery"];
         delete?: never;
         options?: never;
         head?: never;
@@ -333,7 +333,7 @@ export interface paths {
          *
          *     Needs the `webhooks:write` permission.
          */
-        post: operations["postWebhooksWebhookIdRecover"];
+        post: operations["recoverWebhookDeliveries"];
         delete?: never;
         options?: never;
         head?: never;
@@ -351,7 +351,7 @@ export interface paths {
          * A subscription's delivery health over the last 24 hours
          * @description Needs the `webhooks:read` permission.
          */
-        get: operations["getWebhooksWebhookIdStats"];
+        get: operations["getWebhookStats"];
         put?: never;
         post?: never;
         delete?: never;
@@ -373,7 +373,7 @@ export interface paths {
          *
          *     Needs the `files:read` permission.
          */
-        get: operations["getFiles"];
+        get: operations["listFiles"];
         put?: never;
         /**
          * Upload a file
@@ -381,7 +381,7 @@ export interface paths {
          *
          *     Needs the `files:write` permission.
          */
-        post: operations["postFiles"];
+        post: operations["uploadFile"];
         delete?: never;
         options?: never;
         head?: never;
@@ -399,7 +399,7 @@ export interface paths {
          * Get a file's record
          * @description Needs the `files:read` permission.
          */
-        get: operations["getFilesFileId"];
+        get: operations["getFile"];
         put?: never;
         post?: never;
         /**
@@ -408,7 +408,7 @@ export interface paths {
          *
          *     Needs the `files:write` permission.
          */
-        delete: operations["deleteFilesFileId"];
+        delete: operations["deleteFile"];
         options?: never;
         head?: never;
         patch?: never;
@@ -427,7 +427,7 @@ export interface paths {
          *
          *     Needs the `files:read` permission.
          */
-        get: operations["getFilesFileIdDownload"];
+        get: operations["getFileDownloadUrl"];
         put?: never;
         post?: never;
         delete?: never;
@@ -449,7 +449,7 @@ export interface paths {
          *
          *     Needs the `members:read` permission.
          */
-        get: operations["getMembers"];
+        get: operations["listMembers"];
         put?: never;
         post?: never;
         delete?: never;
@@ -471,7 +471,7 @@ export interface paths {
          *
          *     Needs the `members:read` permission.
          */
-        get: operations["getMembersInvitations"];
+        get: operations["listInvitations"];
         put?: never;
         post?: never;
         delete?: never;
@@ -496,7 +496,7 @@ export interface paths {
          *
          *     Needs the `members:write` permission.
          */
-        delete: operations["deleteMembersInvitationsInvitationId"];
+        delete: operations["revokeInvitation"];
         options?: never;
         head?: never;
         patch?: never;
@@ -517,7 +517,7 @@ export interface paths {
          *
          *     Needs the `members:write` permission.
          */
-        post: operations["postMembersInvite"];
+        post: operations["inviteMember"];
         delete?: never;
         options?: never;
         head?: never;
@@ -540,7 +540,7 @@ export interface paths {
          *
          *     Needs the `members:write` permission.
          */
-        delete: operations["deleteMembersUserId"];
+        delete: operations["removeMember"];
         options?: never;
         head?: never;
         /**
@@ -549,7 +549,7 @@ export interface paths {
          *
          *     Needs the `members:write` permission.
          */
-        patch: operations["patchMembersUserId"];
+        patch: operations["updateMember"];
         trace?: never;
     };
     "/v1/tasks/{taskId}/comments": {
@@ -565,7 +565,7 @@ export interface paths {
          *
          *     Needs the `comments:read` permission.
          */
-        get: operations["getTasksTaskIdComments"];
+        get: operations["listTaskComments"];
         put?: never;
         /**
          * Comment on a task
@@ -573,7 +573,7 @@ export interface paths {
          *
          *     Needs the `comments:write` permission.
          */
-        post: operations["postTasksTaskIdComments"];
+        post: operations["createTaskComment"];
         delete?: never;
         options?: never;
         head?: never;
@@ -591,7 +591,7 @@ export interface paths {
          * Get a comment
          * @description Needs the `comments:read` permission.
          */
-        get: operations["getTasksTaskIdCommentsCommentId"];
+        get: operations["getTaskComment"];
         put?: never;
         post?: never;
         /**
@@ -600,7 +600,7 @@ export interface paths {
          *
          *     Needs the `comments:write` permission.
          */
-        delete: operations["deleteTasksTaskIdCommentsCommentId"];
+        delete: operations["deleteTaskComment"];
         options?: never;
         head?: never;
         /**
@@ -609,7 +609,7 @@ export interface paths {
          *
          *     Needs the `comments:write` permission.
          */
-        patch: operations["patchTasksTaskIdCommentsCommentId"];
+        patch: operations["updateTaskComment"];
         trace?: never;
     };
     "/v1/events": {
@@ -625,7 +625,7 @@ export interface paths {
          *
          *     Needs the `webhooks:read` permission.
          */
-        get: operations["getEvents"];
+        get: operations["listEvents"];
         put?: never;
         post?: never;
         delete?: never;
@@ -647,7 +647,7 @@ export interface paths {
          *
          *     Needs the `webhooks:read` permission.
          */
-        get: operations["getEventsEventId"];
+        get: operations["getEvent"];
         put?: never;
         post?: never;
         delete?: never;
@@ -671,7 +671,7 @@ export interface paths {
          *
          *     Needs the `members:read` permission.
          */
-        post: operations["postDashboardLinks"];
+        post: operations["createDashboardLink"];
         delete?: never;
         options?: never;
         head?: never;
@@ -693,7 +693,7 @@ export interface paths {
          *
          *     Needs no API key.
          */
-        post: operations["postInvitationsAccept"];
+        post: operations["acceptInvitation"];
         delete?: never;
         options?: never;
         head?: never;
@@ -715,94 +715,7 @@ export interface webhooks {
          * task.created delivery
          * @description Any 2xx within 5 s is success; otherwise retried 1 min, 5 min, 15 min, 1 h, 3 h and 6 h later, with the same deliveryId and body.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header: {
-                    /** @description sha256=<hex HMAC-SHA256 of the raw body, keyed with the secret> */
-                    "X-Service-Signature": string;
-                    /** @description The event type */
-                    "X-Service-Event": string;
-                    /** @description The deliveryId */
-                    "X-Service-Delivery": string;
-                    /** @description Standard Webhooks: the deliveryId */
-                    "webhook-id": string;
-                    /** @description Standard Webhooks: Unix seconds of this attempt */
-                    "webhook-timestamp": string;
-                    /** @description Standard Webhooks: v1,<base64 HMAC-SHA256 of "id.timestamp.body">; two during a secret rotation */
-                    "webhook-signature": string;
-                };
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    /**
-                     * @example {
-                     *       "event": "task.created",
-                     *       "timestamp": "2026-01-01T00:00:00.000Z",
-                     *       "webhookId": "whk_sample",
-                     *       "deliveryId": "dlv_sample",
-                     *       "data": {
-                     *         "id": "tsk_sample",
-                     *         "title": "Sample task",
-                     *         "description": null,
-                     *         "status": "todo",
-                     *         "priority": "medium",
-                     *         "projectId": "prj_sample",
-                     *         "assigneeId": null,
-                     *         "creatorId": "usr_sample",
-                     *         "dueDate": null,
-                     *         "customFields": {},
-                     *         "createdAt": "2026-01-01T00:00:00.000Z",
-                     *         "updatedAt": "2026-01-01T00:00:00.000Z"
-                     *       },
-                     *       "organization": {
-                     *         "id": "org_sample",
-                     *         "name": "Acme"
-                     *       }
-                     *     }
-                     */
-                    "application/json": {
-                        /** @constant */
-                        event: "task.created";
-                        /**
-                         * Format: date-time
-                         * @description When the event happened; orders deliveries, which can arrive in any order
-                         * @example 2026-11-21T10:00:00.000Z
-                         */
-                        timestamp: string;
-                        /** @example whk_01JD2X5K8Y3V4M7N9P0Q1R2S3T */
-                        webhookId: string;
-                        /**
-                         * @description Stable across retries and redeliveries: deduplicate on it
-                         * @example dlv_01JD2X5K8Y3V4M7N9P0Q1R2S3T
-                         */
-                        deliveryId: string;
-                        data: components["schemas"]["Task"];
-                        organization: {
-                            /** @example org_01JD2X5K8Y3V4M7N9P0Q1R2S3T */
-                            id: string;
-                            name: string;
-                        };
-                        /**
-                         * @description Present on sample deliveries of POST /webhooks/{id}/test
-                         * @constant
-                         */
-                        test?: true;
-                    };
-                };
-            };
-            responses: {
-                /** @description Received */
-                "2XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
+        post: operations["taskCreated"];
         delete?: never;
         options?: never;
         head?: never;
@@ -822,97 +735,7 @@ export interface webhooks {
          * task.updated delivery
          * @description Any 2xx within 5 s is success; otherwise retried 1 min, 5 min, 15 min, 1 h, 3 h and 6 h later, with the same deliveryId and body.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header: {
-                    /** @description sha256=<hex HMAC-SHA256 of the raw body, keyed with the secret> */
-                    "X-Service-Signature": string;
-                    /** @description The event type */
-                    "X-Service-Event": string;
-                    /** @description The deliveryId */
-                    "X-Service-Delivery": string;
-                    /** @description Standard Webhooks: the deliveryId */
-                    "webhook-id": string;
-                    /** @description Standard Webhooks: Unix seconds of this attempt */
-                    "webhook-timestamp": string;
-                    /** @description Standard Webhooks: v1,<base64 HMAC-SHA256 of "id.timestamp.body">; two during a secret rotation */
-                    "webhook-signature": string;
-                };
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    /**
-                     * @example {
-                     *       "event": "task.updated",
-                     *       "timestamp": "2026-01-01T00:00:00.000Z",
-                     *       "webhookId": "whk_sample",
-                     *       "deliveryId": "dlv_sample",
-                     *       "data": {
-                     *         "id": "tsk_sample",
-                     *         "title": "Sample task",
-                     *         "description": null,
-                     *         "status": "in_progress",
-                     *         "priority": "medium",
-                     *         "projectId": "prj_sample",
-                     *         "assigneeId": null,
-                     *         "creatorId": "usr_sample",
-                     *         "dueDate": null,
-                     *         "customFields": {},
-                     *         "createdAt": "2026-01-01T00:00:00.000Z",
-                     *         "updatedAt": "2026-01-01T00:00:00.000Z",
-                     *         "previousAttributes": {
-                     *           "status": "todo"
-                     *         }
-                     *       },
-                     *       "organization": {
-                     *         "id": "org_sample",
-                     *         "name": "Acme"
-                     *       }
-                     *     }
-                     */
-                    "application/json": {
-                        /** @constant */
-                        event: "task.updated";
-                        /**
-                         * Format: date-time
-                         * @description When the event happened; orders deliveries, which can arrive in any order
-                         * @example 2026-11-21T10:00:00.000Z
-                         */
-                        timestamp: string;
-                        /** @example whk_01JD2X5K8Y3V4M7N9P0Q1R2S3T */
-                        webhookId: string;
-                        /**
-                         * @description Stable across retries and redeliveries: deduplicate on it
-                         * @example dlv_01JD2X5K8Y3V4M7N9P0Q1R2S3T
-                         */
-                        deliveryId: string;
-                        data: components["schemas"]["TaskChanged"];
-                        organization: {
-                            /** @example org_01JD2X5K8Y3V4M7N9P0Q1R2S3T */
-                            id: string;
-                            name: string;
-                        };
-                        /**
-                         * @description Present on sample deliveries of POST /webhooks/{id}/test
-                         * @constant
-                         */
-                        test?: true;
-                    };
-                };
-            };
-            responses: {
-                /** @description Received */
-                "2XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
+        post: operations["taskUpdated"];
         delete?: never;
         options?: never;
         head?: never;
@@ -932,94 +755,7 @@ export interface webhooks {
          * task.deleted delivery
          * @description Any 2xx within 5 s is success; otherwise retried 1 min, 5 min, 15 min, 1 h, 3 h and 6 h later, with the same deliveryId and body.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header: {
-                    /** @description sha256=<hex HMAC-SHA256 of the raw body, keyed with the secret> */
-                    "X-Service-Signature": string;
-                    /** @description The event type */
-                    "X-Service-Event": string;
-                    /** @description The deliveryId */
-                    "X-Service-Delivery": string;
-                    /** @description Standard Webhooks: the deliveryId */
-                    "webhook-id": string;
-                    /** @description Standard Webhooks: Unix seconds of this attempt */
-                    "webhook-timestamp": string;
-                    /** @description Standard Webhooks: v1,<base64 HMAC-SHA256 of "id.timestamp.body">; two during a secret rotation */
-                    "webhook-signature": string;
-                };
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    /**
-                     * @example {
-                     *       "event": "task.deleted",
-                     *       "timestamp": "2026-01-01T00:00:00.000Z",
-                     *       "webhookId": "whk_sample",
-                     *       "deliveryId": "dlv_sample",
-                     *       "data": {
-                     *         "id": "tsk_sample",
-                     *         "title": "Sample task",
-                     *         "description": null,
-                     *         "status": "todo",
-                     *         "priority": "medium",
-                     *         "projectId": "prj_sample",
-                     *         "assigneeId": null,
-                     *         "creatorId": "usr_sample",
-                     *         "dueDate": null,
-                     *         "customFields": {},
-                     *         "createdAt": "2026-01-01T00:00:00.000Z",
-                     *         "updatedAt": "2026-01-01T00:00:00.000Z"
-                     *       },
-                     *       "organization": {
-                     *         "id": "org_sample",
-                     *         "name": "Acme"
-                     *       }
-                     *     }
-                     */
-                    "application/json": {
-                        /** @constant */
-                        event: "task.deleted";
-                        /**
-                         * Format: date-time
-                         * @description When the event happened; orders deliveries, which can arrive in any order
-                         * @example 2026-11-21T10:00:00.000Z
-                         */
-                        timestamp: string;
-                        /** @example whk_01JD2X5K8Y3V4M7N9P0Q1R2S3T */
-                        webhookId: string;
-                        /**
-                         * @description Stable across retries and redeliveries: deduplicate on it
-                         * @example dlv_01JD2X5K8Y3V4M7N9P0Q1R2S3T
-                         */
-                        deliveryId: string;
-                        data: components["schemas"]["Task"];
-                        organization: {
-                            /** @example org_01JD2X5K8Y3V4M7N9P0Q1R2S3T */
-                            id: string;
-                            name: string;
-                        };
-                        /**
-                         * @description Present on sample deliveries of POST /webhooks/{id}/test
-                         * @constant
-                         */
-                        test?: true;
-                    };
-                };
-            };
-            responses: {
-                /** @description Received */
-                "2XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
+        post: operations["taskDeleted"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1039,94 +775,7 @@ export interface webhooks {
          * task.completed delivery
          * @description Any 2xx within 5 s is success; otherwise retried 1 min, 5 min, 15 min, 1 h, 3 h and 6 h later, with the same deliveryId and body.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header: {
-                    /** @description sha256=<hex HMAC-SHA256 of the raw body, keyed with the secret> */
-                    "X-Service-Signature": string;
-                    /** @description The event type */
-                    "X-Service-Event": string;
-                    /** @description The deliveryId */
-                    "X-Service-Delivery": string;
-                    /** @description Standard Webhooks: the deliveryId */
-                    "webhook-id": string;
-                    /** @description Standard Webhooks: Unix seconds of this attempt */
-                    "webhook-timestamp": string;
-                    /** @description Standard Webhooks: v1,<base64 HMAC-SHA256 of "id.timestamp.body">; two during a secret rotation */
-                    "webhook-signature": string;
-                };
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    /**
-                     * @example {
-                     *       "event": "task.completed",
-                     *       "timestamp": "2026-01-01T00:00:00.000Z",
-                     *       "webhookId": "whk_sample",
-                     *       "deliveryId": "dlv_sample",
-                     *       "data": {
-                     *         "id": "tsk_sample",
-                     *         "title": "Sample task",
-                     *         "description": null,
-                     *         "status": "done",
-                     *         "priority": "medium",
-                     *         "projectId": "prj_sample",
-                     *         "assigneeId": null,
-                     *         "creatorId": "usr_sample",
-                     *         "dueDate": null,
-                     *         "customFields": {},
-                     *         "createdAt": "2026-01-01T00:00:00.000Z",
-                     *         "updatedAt": "2026-01-01T00:00:00.000Z"
-                     *       },
-                     *       "organization": {
-                     *         "id": "org_sample",
-                     *         "name": "Acme"
-                     *       }
-                     *     }
-                     */
-                    "application/json": {
-                        /** @constant */
-                        event: "task.completed";
-                        /**
-                         * Format: date-time
-                         * @description When the event happened; orders deliveries, which can arrive in any order
-                         * @example 2026-11-21T10:00:00.000Z
-                         */
-                        timestamp: string;
-                        /** @example whk_01JD2X5K8Y3V4M7N9P0Q1R2S3T */
-                        webhookId: string;
-                        /**
-                         * @description Stable across retries and redeliveries: deduplicate on it
-                         * @example dlv_01JD2X5K8Y3V4M7N9P0Q1R2S3T
-                         */
-                        deliveryId: string;
-                        data: components["schemas"]["Task"];
-                        organization: {
-                            /** @example org_01JD2X5K8Y3V4M7N9P0Q1R2S3T */
-                            id: string;
-                            name: string;
-                        };
-                        /**
-                         * @description Present on sample deliveries of POST /webhooks/{id}/test
-                         * @constant
-                         */
-                        test?: true;
-                    };
-                };
-            };
-            responses: {
-                /** @description Received */
-                "2XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
+        post: operations["taskCompleted"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1146,91 +795,7 @@ export interface webhooks {
          * project.created delivery
          * @description Any 2xx within 5 s is success; otherwise retried 1 min, 5 min, 15 min, 1 h, 3 h and 6 h later, with the same deliveryId and body.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header: {
-                    /** @description sha256=<hex HMAC-SHA256 of the raw body, keyed with the secret> */
-                    "X-Service-Signature": string;
-                    /** @description The event type */
-                    "X-Service-Event": string;
-                    /** @description The deliveryId */
-                    "X-Service-Delivery": string;
-                    /** @description Standard Webhooks: the deliveryId */
-                    "webhook-id": string;
-                    /** @description Standard Webhooks: Unix seconds of this attempt */
-                    "webhook-timestamp": string;
-                    /** @description Standard Webhooks: v1,<base64 HMAC-SHA256 of "id.timestamp.body">; two during a secret rotation */
-                    "webhook-signature": string;
-                };
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    /**
-                     * @example {
-                     *       "event": "project.created",
-                     *       "timestamp": "2026-01-01T00:00:00.000Z",
-                     *       "webhookId": "whk_sample",
-                     *       "deliveryId": "dlv_sample",
-                     *       "data": {
-                     *         "id": "prj_sample",
-                     *         "name": "Sample project",
-                     *         "description": null,
-                     *         "icon": null,
-                     *         "color": null,
-                     *         "archived": false,
-                     *         "archivedAt": null,
-                     *         "createdAt": "2026-01-01T00:00:00.000Z",
-                     *         "updatedAt": "2026-01-01T00:00:00.000Z"
-                     *       },
-                     *       "organization": {
-                     *         "id": "org_sample",
-                     *         "name": "Acme"
-                     *       }
-                     *     }
-                     */
-                    "application/json": {
-                        /** @constant */
-                        event: "project.created";
-                        /**
-                         * Format: date-time
-                         * @description When the event happened; orders deliveries, which can arrive in any order
-                         * @example 2026-11-21T10:00:00.000Z
-                         */
-                        timestamp: string;
-                        /** @example whk_01JD2X5K8Y3V4M7N9P0Q1R2S3T */
-                        webhookId: string;
-                        /**
-                         * @description Stable across retries and redeliveries: deduplicate on it
-                         * @example dlv_01JD2X5K8Y3V4M7N9P0Q1R2S3T
-                         */
-                        deliveryId: string;
-                        data: components["schemas"]["Project"];
-                        organization: {
-                            /** @example org_01JD2X5K8Y3V4M7N9P0Q1R2S3T */
-                            id: string;
-                            name: string;
-                        };
-                        /**
-                         * @description Present on sample deliveries of POST /webhooks/{id}/test
-                         * @constant
-                         */
-                        test?: true;
-                    };
-                };
-            };
-            responses: {
-                /** @description Received */
-                "2XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
+        post: operations["projectCreated"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1250,94 +815,7 @@ export interface webhooks {
          * project.updated delivery
          * @description Any 2xx within 5 s is success; otherwise retried 1 min, 5 min, 15 min, 1 h, 3 h and 6 h later, with the same deliveryId and body.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header: {
-                    /** @description sha256=<hex HMAC-SHA256 of the raw body, keyed with the secret> */
-                    "X-Service-Signature": string;
-                    /** @description The event type */
-                    "X-Service-Event": string;
-                    /** @description The deliveryId */
-                    "X-Service-Delivery": string;
-                    /** @description Standard Webhooks: the deliveryId */
-                    "webhook-id": string;
-                    /** @description Standard Webhooks: Unix seconds of this attempt */
-                    "webhook-timestamp": string;
-                    /** @description Standard Webhooks: v1,<base64 HMAC-SHA256 of "id.timestamp.body">; two during a secret rotation */
-                    "webhook-signature": string;
-                };
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    /**
-                     * @example {
-                     *       "event": "project.updated",
-                     *       "timestamp": "2026-01-01T00:00:00.000Z",
-                     *       "webhookId": "whk_sample",
-                     *       "deliveryId": "dlv_sample",
-                     *       "data": {
-                     *         "id": "prj_sample",
-                     *         "name": "Renamed",
-                     *         "description": null,
-                     *         "icon": null,
-                     *         "color": null,
-                     *         "archived": false,
-                     *         "archivedAt": null,
-                     *         "createdAt": "2026-01-01T00:00:00.000Z",
-                     *         "updatedAt": "2026-01-01T00:00:00.000Z",
-                     *         "previousAttributes": {
-                     *           "name": "Sample project"
-                     *         }
-                     *       },
-                     *       "organization": {
-                     *         "id": "org_sample",
-                     *         "name": "Acme"
-                     *       }
-                     *     }
-                     */
-                    "application/json": {
-                        /** @constant */
-                        event: "project.updated";
-                        /**
-                         * Format: date-time
-                         * @description When the event happened; orders deliveries, which can arrive in any order
-                         * @example 2026-11-21T10:00:00.000Z
-                         */
-                        timestamp: string;
-                        /** @example whk_01JD2X5K8Y3V4M7N9P0Q1R2S3T */
-                        webhookId: string;
-                        /**
-                         * @description Stable across retries and redeliveries: deduplicate on it
-                         * @example dlv_01JD2X5K8Y3V4M7N9P0Q1R2S3T
-                         */
-                        deliveryId: string;
-                        data: components["schemas"]["ProjectChanged"];
-                        organization: {
-                            /** @example org_01JD2X5K8Y3V4M7N9P0Q1R2S3T */
-                            id: string;
-                            name: string;
-                        };
-                        /**
-                         * @description Present on sample deliveries of POST /webhooks/{id}/test
-                         * @constant
-                         */
-                        test?: true;
-                    };
-                };
-            };
-            responses: {
-                /** @description Received */
-                "2XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
+        post: operations["projectUpdated"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1357,91 +835,7 @@ export interface webhooks {
          * project.deleted delivery
          * @description Any 2xx within 5 s is success; otherwise retried 1 min, 5 min, 15 min, 1 h, 3 h and 6 h later, with the same deliveryId and body.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header: {
-                    /** @description sha256=<hex HMAC-SHA256 of the raw body, keyed with the secret> */
-                    "X-Service-Signature": string;
-                    /** @description The event type */
-                    "X-Service-Event": string;
-                    /** @description The deliveryId */
-                    "X-Service-Delivery": string;
-                    /** @description Standard Webhooks: the deliveryId */
-                    "webhook-id": string;
-                    /** @description Standard Webhooks: Unix seconds of this attempt */
-                    "webhook-timestamp": string;
-                    /** @description Standard Webhooks: v1,<base64 HMAC-SHA256 of "id.timestamp.body">; two during a secret rotation */
-                    "webhook-signature": string;
-                };
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    /**
-                     * @example {
-                     *       "event": "project.deleted",
-                     *       "timestamp": "2026-01-01T00:00:00.000Z",
-                     *       "webhookId": "whk_sample",
-                     *       "deliveryId": "dlv_sample",
-                     *       "data": {
-                     *         "id": "prj_sample",
-                     *         "name": "Sample project",
-                     *         "description": null,
-                     *         "icon": null,
-                     *         "color": null,
-                     *         "archived": false,
-                     *         "archivedAt": null,
-                     *         "createdAt": "2026-01-01T00:00:00.000Z",
-                     *         "updatedAt": "2026-01-01T00:00:00.000Z"
-                     *       },
-                     *       "organization": {
-                     *         "id": "org_sample",
-                     *         "name": "Acme"
-                     *       }
-                     *     }
-                     */
-                    "application/json": {
-                        /** @constant */
-                        event: "project.deleted";
-                        /**
-                         * Format: date-time
-                         * @description When the event happened; orders deliveries, which can arrive in any order
-                         * @example 2026-11-21T10:00:00.000Z
-                         */
-                        timestamp: string;
-                        /** @example whk_01JD2X5K8Y3V4M7N9P0Q1R2S3T */
-                        webhookId: string;
-                        /**
-                         * @description Stable across retries and redeliveries: deduplicate on it
-                         * @example dlv_01JD2X5K8Y3V4M7N9P0Q1R2S3T
-                         */
-                        deliveryId: string;
-                        data: components["schemas"]["Project"];
-                        organization: {
-                            /** @example org_01JD2X5K8Y3V4M7N9P0Q1R2S3T */
-                            id: string;
-                            name: string;
-                        };
-                        /**
-                         * @description Present on sample deliveries of POST /webhooks/{id}/test
-                         * @constant
-                         */
-                        test?: true;
-                    };
-                };
-            };
-            responses: {
-                /** @description Received */
-                "2XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
+        post: operations["projectDeleted"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1461,87 +855,7 @@ export interface webhooks {
          * member.added delivery
          * @description Any 2xx within 5 s is success; otherwise retried 1 min, 5 min, 15 min, 1 h, 3 h and 6 h later, with the same deliveryId and body.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header: {
-                    /** @description sha256=<hex HMAC-SHA256 of the raw body, keyed with the secret> */
-                    "X-Service-Signature": string;
-                    /** @description The event type */
-                    "X-Service-Event": string;
-                    /** @description The deliveryId */
-                    "X-Service-Delivery": string;
-                    /** @description Standard Webhooks: the deliveryId */
-                    "webhook-id": string;
-                    /** @description Standard Webhooks: Unix seconds of this attempt */
-                    "webhook-timestamp": string;
-                    /** @description Standard Webhooks: v1,<base64 HMAC-SHA256 of "id.timestamp.body">; two during a secret rotation */
-                    "webhook-signature": string;
-                };
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    /**
-                     * @example {
-                     *       "event": "member.added",
-                     *       "timestamp": "2026-01-01T00:00:00.000Z",
-                     *       "webhookId": "whk_sample",
-                     *       "deliveryId": "dlv_sample",
-                     *       "data": {
-                     *         "id": "usr_sample",
-                     *         "email": "sample@example.com",
-                     *         "name": "Sample",
-                     *         "role": "member",
-                     *         "joinedAt": "2026-01-01T00:00:00.000Z"
-                     *       },
-                     *       "organization": {
-                     *         "id": "org_sample",
-                     *         "name": "Acme"
-                     *       }
-                     *     }
-                     */
-                    "application/json": {
-                        /** @constant */
-                        event: "member.added";
-                        /**
-                         * Format: date-time
-                         * @description When the event happened; orders deliveries, which can arrive in any order
-                         * @example 2026-11-21T10:00:00.000Z
-                         */
-                        timestamp: string;
-                        /** @example whk_01JD2X5K8Y3V4M7N9P0Q1R2S3T */
-                        webhookId: string;
-                        /**
-                         * @description Stable across retries and redeliveries: deduplicate on it
-                         * @example dlv_01JD2X5K8Y3V4M7N9P0Q1R2S3T
-                         */
-                        deliveryId: string;
-                        data: components["schemas"]["Member"];
-                        organization: {
-                            /** @example org_01JD2X5K8Y3V4M7N9P0Q1R2S3T */
-                            id: string;
-                            name: string;
-                        };
-                        /**
-                         * @description Present on sample deliveries of POST /webhooks/{id}/test
-                         * @constant
-                         */
-                        test?: true;
-                    };
-                };
-            };
-            responses: {
-                /** @description Received */
-                "2XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
+        post: operations["memberAdded"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1561,87 +875,7 @@ export interface webhooks {
          * member.removed delivery
          * @description Any 2xx within 5 s is success; otherwise retried 1 min, 5 min, 15 min, 1 h, 3 h and 6 h later, with the same deliveryId and body.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header: {
-                    /** @description sha256=<hex HMAC-SHA256 of the raw body, keyed with the secret> */
-                    "X-Service-Signature": string;
-                    /** @description The event type */
-                    "X-Service-Event": string;
-                    /** @description The deliveryId */
-                    "X-Service-Delivery": string;
-                    /** @description Standard Webhooks: the deliveryId */
-                    "webhook-id": string;
-                    /** @description Standard Webhooks: Unix seconds of this attempt */
-                    "webhook-timestamp": string;
-                    /** @description Standard Webhooks: v1,<base64 HMAC-SHA256 of "id.timestamp.body">; two during a secret rotation */
-                    "webhook-signature": string;
-                };
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    /**
-                     * @example {
-                     *       "event": "member.removed",
-                     *       "timestamp": "2026-01-01T00:00:00.000Z",
-                     *       "webhookId": "whk_sample",
-                     *       "deliveryId": "dlv_sample",
-                     *       "data": {
-                     *         "id": "usr_sample",
-                     *         "email": "sample@example.com",
-                     *         "name": "Sample",
-                     *         "role": "member",
-                     *         "joinedAt": "2026-01-01T00:00:00.000Z"
-                     *       },
-                     *       "organization": {
-                     *         "id": "org_sample",
-                     *         "name": "Acme"
-                     *       }
-                     *     }
-                     */
-                    "application/json": {
-                        /** @constant */
-                        event: "member.removed";
-                        /**
-                         * Format: date-time
-                         * @description When the event happened; orders deliveries, which can arrive in any order
-                         * @example 2026-11-21T10:00:00.000Z
-                         */
-                        timestamp: string;
-                        /** @example whk_01JD2X5K8Y3V4M7N9P0Q1R2S3T */
-                        webhookId: string;
-                        /**
-                         * @description Stable across retries and redeliveries: deduplicate on it
-                         * @example dlv_01JD2X5K8Y3V4M7N9P0Q1R2S3T
-                         */
-                        deliveryId: string;
-                        data: components["schemas"]["Member"];
-                        organization: {
-                            /** @example org_01JD2X5K8Y3V4M7N9P0Q1R2S3T */
-                            id: string;
-                            name: string;
-                        };
-                        /**
-                         * @description Present on sample deliveries of POST /webhooks/{id}/test
-                         * @constant
-                         */
-                        test?: true;
-                    };
-                };
-            };
-            responses: {
-                /** @description Received */
-                "2XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
+        post: operations["memberRemoved"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1661,90 +895,7 @@ export interface webhooks {
          * member.role_changed delivery
          * @description Any 2xx within 5 s is success; otherwise retried 1 min, 5 min, 15 min, 1 h, 3 h and 6 h later, with the same deliveryId and body.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header: {
-                    /** @description sha256=<hex HMAC-SHA256 of the raw body, keyed with the secret> */
-                    "X-Service-Signature": string;
-                    /** @description The event type */
-                    "X-Service-Event": string;
-                    /** @description The deliveryId */
-                    "X-Service-Delivery": string;
-                    /** @description Standard Webhooks: the deliveryId */
-                    "webhook-id": string;
-                    /** @description Standard Webhooks: Unix seconds of this attempt */
-                    "webhook-timestamp": string;
-                    /** @description Standard Webhooks: v1,<base64 HMAC-SHA256 of "id.timestamp.body">; two during a secret rotation */
-                    "webhook-signature": string;
-                };
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    /**
-                     * @example {
-                     *       "event": "member.role_changed",
-                     *       "timestamp": "2026-01-01T00:00:00.000Z",
-                     *       "webhookId": "whk_sample",
-                     *       "deliveryId": "dlv_sample",
-                     *       "data": {
-                     *         "id": "usr_sample",
-                     *         "email": "sample@example.com",
-                     *         "name": "Sample",
-                     *         "role": "admin",
-                     *         "joinedAt": "2026-01-01T00:00:00.000Z",
-                     *         "previousAttributes": {
-                     *           "role": "member"
-                     *         }
-                     *       },
-                     *       "organization": {
-                     *         "id": "org_sample",
-                     *         "name": "Acme"
-                     *       }
-                     *     }
-                     */
-                    "application/json": {
-                        /** @constant */
-                        event: "member.role_changed";
-                        /**
-                         * Format: date-time
-                         * @description When the event happened; orders deliveries, which can arrive in any order
-                         * @example 2026-11-21T10:00:00.000Z
-                         */
-                        timestamp: string;
-                        /** @example whk_01JD2X5K8Y3V4M7N9P0Q1R2S3T */
-                        webhookId: string;
-                        /**
-                         * @description Stable across retries and redeliveries: deduplicate on it
-                         * @example dlv_01JD2X5K8Y3V4M7N9P0Q1R2S3T
-                         */
-                        deliveryId: string;
-                        data: components["schemas"]["MemberChanged"];
-                        organization: {
-                            /** @example org_01JD2X5K8Y3V4M7N9P0Q1R2S3T */
-                            id: string;
-                            name: string;
-                        };
-                        /**
-                         * @description Present on sample deliveries of POST /webhooks/{id}/test
-                         * @constant
-                         */
-                        test?: true;
-                    };
-                };
-            };
-            responses: {
-                /** @description Received */
-                "2XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
+        post: operations["memberRoleChanged"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1764,89 +915,7 @@ export interface webhooks {
          * comment.created delivery
          * @description Any 2xx within 5 s is success; otherwise retried 1 min, 5 min, 15 min, 1 h, 3 h and 6 h later, with the same deliveryId and body.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header: {
-                    /** @description sha256=<hex HMAC-SHA256 of the raw body, keyed with the secret> */
-                    "X-Service-Signature": string;
-                    /** @description The event type */
-                    "X-Service-Event": string;
-                    /** @description The deliveryId */
-                    "X-Service-Delivery": string;
-                    /** @description Standard Webhooks: the deliveryId */
-                    "webhook-id": string;
-                    /** @description Standard Webhooks: Unix seconds of this attempt */
-                    "webhook-timestamp": string;
-                    /** @description Standard Webhooks: v1,<base64 HMAC-SHA256 of "id.timestamp.body">; two during a secret rotation */
-                    "webhook-signature": string;
-                };
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    /**
-                     * @example {
-                     *       "event": "comment.created",
-                     *       "timestamp": "2026-01-01T00:00:00.000Z",
-                     *       "webhookId": "whk_sample",
-                     *       "deliveryId": "dlv_sample",
-                     *       "data": {
-                     *         "id": "cmt_sample",
-                     *         "taskId": "tsk_sample",
-                     *         "authorId": "usr_sample",
-                     *         "content": "Sample comment",
-                     *         "mentions": [],
-                     *         "createdAt": "2026-01-01T00:00:00.000Z",
-                     *         "updatedAt": "2026-01-01T00:00:00.000Z"
-                     *       },
-                     *       "organization": {
-                     *         "id": "org_sample",
-                     *         "name": "Acme"
-                     *       }
-                     *     }
-                     */
-                    "application/json": {
-                        /** @constant */
-                        event: "comment.created";
-                        /**
-                         * Format: date-time
-                         * @description When the event happened; orders deliveries, which can arrive in any order
-                         * @example 2026-11-21T10:00:00.000Z
-                         */
-                        timestamp: string;
-                        /** @example whk_01JD2X5K8Y3V4M7N9P0Q1R2S3T */
-                        webhookId: string;
-                        /**
-                         * @description Stable across retries and redeliveries: deduplicate on it
-                         * @example dlv_01JD2X5K8Y3V4M7N9P0Q1R2S3T
-                         */
-                        deliveryId: string;
-                        data: components["schemas"]["Comment"];
-                        organization: {
-                            /** @example org_01JD2X5K8Y3V4M7N9P0Q1R2S3T */
-                            id: string;
-                            name: string;
-                        };
-                        /**
-                         * @description Present on sample deliveries of POST /webhooks/{id}/test
-                         * @constant
-                         */
-                        test?: true;
-                    };
-                };
-            };
-            responses: {
-                /** @description Received */
-                "2XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
+        post: operations["commentCreated"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1866,92 +935,7 @@ export interface webhooks {
          * comment.updated delivery
          * @description Any 2xx within 5 s is success; otherwise retried 1 min, 5 min, 15 min, 1 h, 3 h and 6 h later, with the same deliveryId and body.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header: {
-                    /** @description sha256=<hex HMAC-SHA256 of the raw body, keyed with the secret> */
-                    "X-Service-Signature": string;
-                    /** @description The event type */
-                    "X-Service-Event": string;
-                    /** @description The deliveryId */
-                    "X-Service-Delivery": string;
-                    /** @description Standard Webhooks: the deliveryId */
-                    "webhook-id": string;
-                    /** @description Standard Webhooks: Unix seconds of this attempt */
-                    "webhook-timestamp": string;
-                    /** @description Standard Webhooks: v1,<base64 HMAC-SHA256 of "id.timestamp.body">; two during a secret rotation */
-                    "webhook-signature": string;
-                };
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    /**
-                     * @example {
-                     *       "event": "comment.updated",
-                     *       "timestamp": "2026-01-01T00:00:00.000Z",
-                     *       "webhookId": "whk_sample",
-                     *       "deliveryId": "dlv_sample",
-                     *       "data": {
-                     *         "id": "cmt_sample",
-                     *         "taskId": "tsk_sample",
-                     *         "authorId": "usr_sample",
-                     *         "content": "Edited",
-                     *         "mentions": [],
-                     *         "createdAt": "2026-01-01T00:00:00.000Z",
-                     *         "updatedAt": "2026-01-01T00:00:00.000Z",
-                     *         "previousAttributes": {
-                     *           "content": "Sample comment"
-                     *         }
-                     *       },
-                     *       "organization": {
-                     *         "id": "org_sample",
-                     *         "name": "Acme"
-                     *       }
-                     *     }
-                     */
-                    "application/json": {
-                        /** @constant */
-                        event: "comment.updated";
-                        /**
-                         * Format: date-time
-                         * @description When the event happened; orders deliveries, which can arrive in any order
-                         * @example 2026-11-21T10:00:00.000Z
-                         */
-                        timestamp: string;
-                        /** @example whk_01JD2X5K8Y3V4M7N9P0Q1R2S3T */
-                        webhookId: string;
-                        /**
-                         * @description Stable across retries and redeliveries: deduplicate on it
-                         * @example dlv_01JD2X5K8Y3V4M7N9P0Q1R2S3T
-                         */
-                        deliveryId: string;
-                        data: components["schemas"]["CommentChanged"];
-                        organization: {
-                            /** @example org_01JD2X5K8Y3V4M7N9P0Q1R2S3T */
-                            id: string;
-                            name: string;
-                        };
-                        /**
-                         * @description Present on sample deliveries of POST /webhooks/{id}/test
-                         * @constant
-                         */
-                        test?: true;
-                    };
-                };
-            };
-            responses: {
-                /** @description Received */
-                "2XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
+        post: operations["commentUpdated"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1971,89 +955,7 @@ export interface webhooks {
          * comment.deleted delivery
          * @description Any 2xx within 5 s is success; otherwise retried 1 min, 5 min, 15 min, 1 h, 3 h and 6 h later, with the same deliveryId and body.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header: {
-                    /** @description sha256=<hex HMAC-SHA256 of the raw body, keyed with the secret> */
-                    "X-Service-Signature": string;
-                    /** @description The event type */
-                    "X-Service-Event": string;
-                    /** @description The deliveryId */
-                    "X-Service-Delivery": string;
-                    /** @description Standard Webhooks: the deliveryId */
-                    "webhook-id": string;
-                    /** @description Standard Webhooks: Unix seconds of this attempt */
-                    "webhook-timestamp": string;
-                    /** @description Standard Webhooks: v1,<base64 HMAC-SHA256 of "id.timestamp.body">; two during a secret rotation */
-                    "webhook-signature": string;
-                };
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    /**
-                     * @example {
-                     *       "event": "comment.deleted",
-                     *       "timestamp": "2026-01-01T00:00:00.000Z",
-                     *       "webhookId": "whk_sample",
-                     *       "deliveryId": "dlv_sample",
-                     *       "data": {
-                     *         "id": "cmt_sample",
-                     *         "taskId": "tsk_sample",
-                     *         "authorId": "usr_sample",
-                     *         "content": "Sample comment",
-                     *         "mentions": [],
-                     *         "createdAt": "2026-01-01T00:00:00.000Z",
-                     *         "updatedAt": "2026-01-01T00:00:00.000Z"
-                     *       },
-                     *       "organization": {
-                     *         "id": "org_sample",
-                     *         "name": "Acme"
-                     *       }
-                     *     }
-                     */
-                    "application/json": {
-                        /** @constant */
-                        event: "comment.deleted";
-                        /**
-                         * Format: date-time
-                         * @description When the event happened; orders deliveries, which can arrive in any order
-                         * @example 2026-11-21T10:00:00.000Z
-                         */
-                        timestamp: string;
-                        /** @example whk_01JD2X5K8Y3V4M7N9P0Q1R2S3T */
-                        webhookId: string;
-                        /**
-                         * @description Stable across retries and redeliveries: deduplicate on it
-                         * @example dlv_01JD2X5K8Y3V4M7N9P0Q1R2S3T
-                         */
-                        deliveryId: string;
-                        data: components["schemas"]["Comment"];
-                        organization: {
-                            /** @example org_01JD2X5K8Y3V4M7N9P0Q1R2S3T */
-                            id: string;
-                            name: string;
-                        };
-                        /**
-                         * @description Present on sample deliveries of POST /webhooks/{id}/test
-                         * @constant
-                         */
-                        test?: true;
-                    };
-                };
-            };
-            responses: {
-                /** @description Received */
-                "2XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
+        post: operations["commentDeleted"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2073,89 +975,7 @@ export interface webhooks {
          * file.uploaded delivery
          * @description Any 2xx within 5 s is success; otherwise retried 1 min, 5 min, 15 min, 1 h, 3 h and 6 h later, with the same deliveryId and body.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header: {
-                    /** @description sha256=<hex HMAC-SHA256 of the raw body, keyed with the secret> */
-                    "X-Service-Signature": string;
-                    /** @description The event type */
-                    "X-Service-Event": string;
-                    /** @description The deliveryId */
-                    "X-Service-Delivery": string;
-                    /** @description Standard Webhooks: the deliveryId */
-                    "webhook-id": string;
-                    /** @description Standard Webhooks: Unix seconds of this attempt */
-                    "webhook-timestamp": string;
-                    /** @description Standard Webhooks: v1,<base64 HMAC-SHA256 of "id.timestamp.body">; two during a secret rotation */
-                    "webhook-signature": string;
-                };
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    /**
-                     * @example {
-                     *       "event": "file.uploaded",
-                     *       "timestamp": "2026-01-01T00:00:00.000Z",
-                     *       "webhookId": "whk_sample",
-                     *       "deliveryId": "dlv_sample",
-                     *       "data": {
-                     *         "id": "fil_sample",
-                     *         "projectId": "prj_sample",
-                     *         "name": "sample.txt",
-                     *         "size": 6,
-                     *         "contentType": "text/plain",
-                     *         "uploaderId": "usr_sample",
-                     *         "createdAt": "2026-01-01T00:00:00.000Z"
-                     *       },
-                     *       "organization": {
-                     *         "id": "org_sample",
-                     *         "name": "Acme"
-                     *       }
-                     *     }
-                     */
-                    "application/json": {
-                        /** @constant */
-                        event: "file.uploaded";
-                        /**
-                         * Format: date-time
-                         * @description When the event happened; orders deliveries, which can arrive in any order
-                         * @example 2026-11-21T10:00:00.000Z
-                         */
-                        timestamp: string;
-                        /** @example whk_01JD2X5K8Y3V4M7N9P0Q1R2S3T */
-                        webhookId: string;
-                        /**
-                         * @description Stable across retries and redeliveries: deduplicate on it
-                         * @example dlv_01JD2X5K8Y3V4M7N9P0Q1R2S3T
-                         */
-                        deliveryId: string;
-                        data: components["schemas"]["File"];
-                        organization: {
-                            /** @example org_01JD2X5K8Y3V4M7N9P0Q1R2S3T */
-                            id: string;
-                            name: string;
-                        };
-                        /**
-                         * @description Present on sample deliveries of POST /webhooks/{id}/test
-                         * @constant
-                         */
-                        test?: true;
-                    };
-                };
-            };
-            responses: {
-                /** @description Received */
-                "2XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
+        post: operations["fileUploaded"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2175,89 +995,7 @@ export interface webhooks {
          * file.deleted delivery
          * @description Any 2xx within 5 s is success; otherwise retried 1 min, 5 min, 15 min, 1 h, 3 h and 6 h later, with the same deliveryId and body.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header: {
-                    /** @description sha256=<hex HMAC-SHA256 of the raw body, keyed with the secret> */
-                    "X-Service-Signature": string;
-                    /** @description The event type */
-                    "X-Service-Event": string;
-                    /** @description The deliveryId */
-                    "X-Service-Delivery": string;
-                    /** @description Standard Webhooks: the deliveryId */
-                    "webhook-id": string;
-                    /** @description Standard Webhooks: Unix seconds of this attempt */
-                    "webhook-timestamp": string;
-                    /** @description Standard Webhooks: v1,<base64 HMAC-SHA256 of "id.timestamp.body">; two during a secret rotation */
-                    "webhook-signature": string;
-                };
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    /**
-                     * @example {
-                     *       "event": "file.deleted",
-                     *       "timestamp": "2026-01-01T00:00:00.000Z",
-                     *       "webhookId": "whk_sample",
-                     *       "deliveryId": "dlv_sample",
-                     *       "data": {
-                     *         "id": "fil_sample",
-                     *         "projectId": "prj_sample",
-                     *         "name": "sample.txt",
-                     *         "size": 6,
-                     *         "contentType": "text/plain",
-                     *         "uploaderId": "usr_sample",
-                     *         "createdAt": "2026-01-01T00:00:00.000Z"
-                     *       },
-                     *       "organization": {
-                     *         "id": "org_sample",
-                     *         "name": "Acme"
-                     *       }
-                     *     }
-                     */
-                    "application/json": {
-                        /** @constant */
-                        event: "file.deleted";
-                        /**
-                         * Format: date-time
-                         * @description When the event happened; orders deliveries, which can arrive in any order
-                         * @example 2026-11-21T10:00:00.000Z
-                         */
-                        timestamp: string;
-                        /** @example whk_01JD2X5K8Y3V4M7N9P0Q1R2S3T */
-                        webhookId: string;
-                        /**
-                         * @description Stable across retries and redeliveries: deduplicate on it
-                         * @example dlv_01JD2X5K8Y3V4M7N9P0Q1R2S3T
-                         */
-                        deliveryId: string;
-                        data: components["schemas"]["File"];
-                        organization: {
-                            /** @example org_01JD2X5K8Y3V4M7N9P0Q1R2S3T */
-                            id: string;
-                            name: string;
-                        };
-                        /**
-                         * @description Present on sample deliveries of POST /webhooks/{id}/test
-                         * @constant
-                         */
-                        test?: true;
-                    };
-                };
-            };
-            responses: {
-                /** @description Received */
-                "2XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
+        post: operations["fileDeleted"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2846,7 +1584,7 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
-    getTasks: {
+    listTasks: {
         parameters: {
             query?: {
                 projectId?: string;
@@ -3012,7 +1750,7 @@ export interface operations {
             };
         };
     };
-    postTasks: {
+    createTask: {
         parameters: {
             query?: never;
             header?: {
@@ -3225,7 +1963,7 @@ export interface operations {
             };
         };
     };
-    getTasksTaskId: {
+    getTask: {
         parameters: {
             query?: never;
             header?: {
@@ -3391,7 +2129,7 @@ export interface operations {
             };
         };
     };
-    deleteTasksTaskId: {
+    deleteTask: {
         parameters: {
             query?: never;
             header?: {
@@ -3560,7 +2298,7 @@ export interface operations {
             };
         };
     };
-    patchTasksTaskId: {
+    updateTask: {
         parameters: {
             query?: never;
             header?: {
@@ -3784,7 +2522,7 @@ export interface operations {
             };
         };
     };
-    getProjects: {
+    listProjects: {
         parameters: {
             query?: {
                 archived?: boolean;
@@ -3934,7 +2672,7 @@ export interface operations {
             };
         };
     };
-    postProjects: {
+    createProject: {
         parameters: {
             query?: never;
             header?: {
@@ -4139,7 +2877,7 @@ export interface operations {
             };
         };
     };
-    getProjectsProjectId: {
+    getProject: {
         parameters: {
             query?: never;
             header?: {
@@ -4305,7 +3043,7 @@ export interface operations {
             };
         };
     };
-    deleteProjectsProjectId: {
+    deleteProject: {
         parameters: {
             query?: never;
             header?: {
@@ -4474,7 +3212,7 @@ export interface operations {
             };
         };
     };
-    patchProjectsProjectId: {
+    updateProject: {
         parameters: {
             query?: never;
             header?: {
@@ -4692,7 +3430,7 @@ export interface operations {
             };
         };
     };
-    getApiKeys: {
+    listApiKeys: {
         parameters: {
             query?: {
                 limit?: number;
@@ -4841,7 +3579,7 @@ export interface operations {
             };
         };
     };
-    postApiKeys: {
+    createApiKey: {
         parameters: {
             query?: never;
             header?: {
@@ -5052,7 +3790,7 @@ export interface operations {
             };
         };
     };
-    deleteApiKeysKeyId: {
+    revokeApiKey: {
         parameters: {
             query?: never;
             header?: never;
@@ -5200,7 +3938,7 @@ export interface operations {
             };
         };
     };
-    getWebhooks: {
+    listWebhooks: {
         parameters: {
             query?: {
                 limit?: number;
@@ -5349,7 +4087,7 @@ export interface operations {
             };
         };
     };
-    postWebhooks: {
+    createWebhook: {
         parameters: {
             query?: never;
             header?: {
@@ -5555,7 +4293,7 @@ export interface operations {
             };
         };
     };
-    getWebhooksWebhookId: {
+    getWebhook: {
         parameters: {
             query?: never;
             header?: {
@@ -5721,7 +4459,7 @@ export interface operations {
             };
         };
     };
-    deleteWebhooksWebhookId: {
+    deleteWebhook: {
         parameters: {
             query?: never;
             header?: {
@@ -5890,7 +4628,7 @@ export interface operations {
             };
         };
     };
-    patchWebhooksWebhookId: {
+    updateWebhook: {
         parameters: {
             query?: never;
             header?: {
@@ -6110,7 +4848,7 @@ export interface operations {
             };
         };
     };
-    getWebhooksWebhookIdDeliveries: {
+    listWebhookDeliveries: {
         parameters: {
             query?: {
                 status?: "pending" | "succeeded" | "failed";
@@ -6281,7 +5019,7 @@ export interface operations {
             };
         };
     };
-    getWebhooksWebhookIdDeliveriesDeliveryId: {
+    getWebhookDelivery: {
         parameters: {
             query?: never;
             header?: {
@@ -6448,7 +5186,7 @@ export interface operations {
             };
         };
     };
-    postWebhooksWebhookIdTest: {
+    testWebhook: {
         parameters: {
             query?: never;
             header?: {
@@ -6672,7 +5410,7 @@ export interface operations {
             };
         };
     };
-    postWebhooksWebhookIdDeliveriesDeliveryIdRedeliver: {
+    redeliverWebhookDelivery: {
         parameters: {
             query?: never;
             header?: {
@@ -6889,7 +5627,7 @@ export interface operations {
             };
         };
     };
-    postWebhooksWebhookIdRecover: {
+    recoverWebhookDeliveries: {
         parameters: {
             query?: never;
             header?: {
@@ -7114,7 +5852,7 @@ export interface operations {
             };
         };
     };
-    getWebhooksWebhookIdStats: {
+    getWebhookStats: {
         parameters: {
             query?: never;
             header?: never;
@@ -7264,7 +6002,7 @@ export interface operations {
             };
         };
     };
-    getFiles: {
+    listFiles: {
         parameters: {
             query?: {
                 projectId?: string;
@@ -7414,7 +6152,7 @@ export interface operations {
             };
         };
     };
-    postFiles: {
+    uploadFile: {
         parameters: {
             query?: never;
             header?: {
@@ -7618,7 +6356,7 @@ export interface operations {
             };
         };
     };
-    getFilesFileId: {
+    getFile: {
         parameters: {
             query?: never;
             header?: {
@@ -7784,7 +6522,7 @@ export interface operations {
             };
         };
     };
-    deleteFilesFileId: {
+    deleteFile: {
         parameters: {
             query?: never;
             header?: {
@@ -7953,7 +6691,7 @@ export interface operations {
             };
         };
     };
-    getFilesFileIdDownload: {
+    getFileDownloadUrl: {
         parameters: {
             query?: never;
             header?: never;
@@ -8103,7 +6841,7 @@ export interface operations {
             };
         };
     };
-    getMembers: {
+    listMembers: {
         parameters: {
             query?: {
                 role?: "admin" | "member" | "guest";
@@ -8253,7 +6991,7 @@ export interface operations {
             };
         };
     };
-    getMembersInvitations: {
+    listInvitations: {
         parameters: {
             query?: {
                 limit?: number;
@@ -8402,7 +7140,7 @@ export interface operations {
             };
         };
     };
-    deleteMembersInvitationsInvitationId: {
+    revokeInvitation: {
         parameters: {
             query?: never;
             header?: never;
@@ -8550,7 +7288,7 @@ export interface operations {
             };
         };
     };
-    postMembersInvite: {
+    inviteMember: {
         parameters: {
             query?: never;
             header?: {
@@ -8755,7 +7493,7 @@ export interface operations {
             };
         };
     };
-    deleteMembersUserId: {
+    removeMember: {
         parameters: {
             query?: never;
             header?: never;
@@ -8921,7 +7659,7 @@ export interface operations {
             };
         };
     };
-    patchMembersUserId: {
+    updateMember: {
         parameters: {
             query?: never;
             header?: never;
@@ -9132,7 +7870,7 @@ export interface operations {
             };
         };
     };
-    getTasksTaskIdComments: {
+    listTaskComments: {
         parameters: {
             query?: {
                 limit?: number;
@@ -9301,7 +8039,7 @@ export interface operations {
             };
         };
     };
-    postTasksTaskIdComments: {
+    createTaskComment: {
         parameters: {
             query?: never;
             header?: {
@@ -9525,7 +8263,7 @@ export interface operations {
             };
         };
     };
-    getTasksTaskIdCommentsCommentId: {
+    getTaskComment: {
         parameters: {
             query?: never;
             header?: {
@@ -9692,7 +8430,7 @@ export interface operations {
             };
         };
     };
-    deleteTasksTaskIdCommentsCommentId: {
+    deleteTaskComment: {
         parameters: {
             query?: never;
             header?: {
@@ -9862,7 +8600,7 @@ export interface operations {
             };
         };
     };
-    patchTasksTaskIdCommentsCommentId: {
+    updateTaskComment: {
         parameters: {
             query?: never;
             header?: {
@@ -10078,7 +8816,7 @@ export interface operations {
             };
         };
     };
-    getEvents: {
+    listEvents: {
         parameters: {
             query?: {
                 type?: "task.created" | "task.updated" | "task.deleted" | "task.completed" | "project.created" | "project.updated" | "project.deleted" | "member.added" | "member.removed" | "member.role_changed" | "comment.created" | "comment.updated" | "comment.deleted" | "file.uploaded" | "file.deleted";
@@ -10230,7 +8968,7 @@ export interface operations {
             };
         };
     };
-    getEventsEventId: {
+    getEvent: {
         parameters: {
             query?: never;
             header?: {
@@ -10396,7 +9134,7 @@ export interface operations {
             };
         };
     };
-    postDashboardLinks: {
+    createDashboardLink: {
         parameters: {
             query?: never;
             header?: {
@@ -10592,7 +9330,7 @@ export interface operations {
             };
         };
     };
-    postInvitationsAccept: {
+    acceptInvitation: {
         parameters: {
             query?: never;
             header?: never;
@@ -10708,6 +9446,1283 @@ export interface operations {
                         };
                     };
                 };
+            };
+        };
+    };
+    taskCreated: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description sha256=<hex HMAC-SHA256 of the raw body, keyed with the secret> */
+                "X-Service-Signature": string;
+                /** @description The event type */
+                "X-Service-Event": string;
+                /** @description The deliveryId */
+                "X-Service-Delivery": string;
+                /** @description Standard Webhooks: the deliveryId */
+                "webhook-id": string;
+                /** @description Standard Webhooks: Unix seconds of this attempt */
+                "webhook-timestamp": string;
+                /** @description Standard Webhooks: v1,<base64 HMAC-SHA256 of "id.timestamp.body">; two during a secret rotation */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "event": "task.created",
+                 *       "timestamp": "2026-01-01T00:00:00.000Z",
+                 *       "webhookId": "whk_sample",
+                 *       "deliveryId": "dlv_sample",
+                 *       "data": {
+                 *         "id": "tsk_sample",
+                 *         "title": "Sample task",
+                 *         "description": null,
+                 *         "status": "todo",
+                 *         "priority": "medium",
+                 *         "projectId": "prj_sample",
+                 *         "assigneeId": null,
+                 *         "creatorId": "usr_sample",
+                 *         "dueDate": null,
+                 *         "customFields": {},
+                 *         "createdAt": "2026-01-01T00:00:00.000Z",
+                 *         "updatedAt": "2026-01-01T00:00:00.000Z"
+                 *       },
+                 *       "organization": {
+                 *         "id": "org_sample",
+                 *         "name": "Acme"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /** @constant */
+                    event: "task.created";
+                    /**
+                     * Format: date-time
+                     * @description When the event happened; orders deliveries, which can arrive in any order
+                     * @example 2026-11-21T10:00:00.000Z
+                     */
+                    timestamp: string;
+                    /** @example whk_01JD2X5K8Y3V4M7N9P0Q1R2S3T */
+                    webhookId: string;
+                    /**
+                     * @description Stable across retries and redeliveries: deduplicate on it
+                     * @example dlv_01JD2X5K8Y3V4M7N9P0Q1R2S3T
+                     */
+                    deliveryId: string;
+                    data: components["schemas"]["Task"];
+                    organization: {
+                        /** @example org_01JD2X5K8Y3V4M7N9P0Q1R2S3T */
+                        id: string;
+                        name: string;
+                    };
+                    /**
+                     * @description Present on sample deliveries of POST /webhooks/{id}/test
+                     * @constant
+                     */
+                    test?: true;
+                };
+            };
+        };
+        responses: {
+            /** @description Received */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    taskUpdated: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description sha256=<hex HMAC-SHA256 of the raw body, keyed with the secret> */
+                "X-Service-Signature": string;
+                /** @description The event type */
+                "X-Service-Event": string;
+                /** @description The deliveryId */
+                "X-Service-Delivery": string;
+                /** @description Standard Webhooks: the deliveryId */
+                "webhook-id": string;
+                /** @description Standard Webhooks: Unix seconds of this attempt */
+                "webhook-timestamp": string;
+                /** @description Standard Webhooks: v1,<base64 HMAC-SHA256 of "id.timestamp.body">; two during a secret rotation */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "event": "task.updated",
+                 *       "timestamp": "2026-01-01T00:00:00.000Z",
+                 *       "webhookId": "whk_sample",
+                 *       "deliveryId": "dlv_sample",
+                 *       "data": {
+                 *         "id": "tsk_sample",
+                 *         "title": "Sample task",
+                 *         "description": null,
+                 *         "status": "in_progress",
+                 *         "priority": "medium",
+                 *         "projectId": "prj_sample",
+                 *         "assigneeId": null,
+                 *         "creatorId": "usr_sample",
+                 *         "dueDate": null,
+                 *         "customFields": {},
+                 *         "createdAt": "2026-01-01T00:00:00.000Z",
+                 *         "updatedAt": "2026-01-01T00:00:00.000Z",
+                 *         "previousAttributes": {
+                 *           "status": "todo"
+                 *         }
+                 *       },
+                 *       "organization": {
+                 *         "id": "org_sample",
+                 *         "name": "Acme"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /** @constant */
+                    event: "task.updated";
+                    /**
+                     * Format: date-time
+                     * @description When the event happened; orders deliveries, which can arrive in any order
+                     * @example 2026-11-21T10:00:00.000Z
+                     */
+                    timestamp: string;
+                    /** @example whk_01JD2X5K8Y3V4M7N9P0Q1R2S3T */
+                    webhookId: string;
+                    /**
+                     * @description Stable across retries and redeliveries: deduplicate on it
+                     * @example dlv_01JD2X5K8Y3V4M7N9P0Q1R2S3T
+                     */
+                    deliveryId: string;
+                    data: components["schemas"]["TaskChanged"];
+                    organization: {
+                        /** @example org_01JD2X5K8Y3V4M7N9P0Q1R2S3T */
+                        id: string;
+                        name: string;
+                    };
+                    /**
+                     * @description Present on sample deliveries of POST /webhooks/{id}/test
+                     * @constant
+                     */
+                    test?: true;
+                };
+            };
+        };
+        responses: {
+            /** @description Received */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    taskDeleted: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description sha256=<hex HMAC-SHA256 of the raw body, keyed with the secret> */
+                "X-Service-Signature": string;
+                /** @description The event type */
+                "X-Service-Event": string;
+                /** @description The deliveryId */
+                "X-Service-Delivery": string;
+                /** @description Standard Webhooks: the deliveryId */
+                "webhook-id": string;
+                /** @description Standard Webhooks: Unix seconds of this attempt */
+                "webhook-timestamp": string;
+                /** @description Standard Webhooks: v1,<base64 HMAC-SHA256 of "id.timestamp.body">; two during a secret rotation */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "event": "task.deleted",
+                 *       "timestamp": "2026-01-01T00:00:00.000Z",
+                 *       "webhookId": "whk_sample",
+                 *       "deliveryId": "dlv_sample",
+                 *       "data": {
+                 *         "id": "tsk_sample",
+                 *         "title": "Sample task",
+                 *         "description": null,
+                 *         "status": "todo",
+                 *         "priority": "medium",
+                 *         "projectId": "prj_sample",
+                 *         "assigneeId": null,
+                 *         "creatorId": "usr_sample",
+                 *         "dueDate": null,
+                 *         "customFields": {},
+                 *         "createdAt": "2026-01-01T00:00:00.000Z",
+                 *         "updatedAt": "2026-01-01T00:00:00.000Z"
+                 *       },
+                 *       "organization": {
+                 *         "id": "org_sample",
+                 *         "name": "Acme"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /** @constant */
+                    event: "task.deleted";
+                    /**
+                     * Format: date-time
+                     * @description When the event happened; orders deliveries, which can arrive in any order
+                     * @example 2026-11-21T10:00:00.000Z
+                     */
+                    timestamp: string;
+                    /** @example whk_01JD2X5K8Y3V4M7N9P0Q1R2S3T */
+                    webhookId: string;
+                    /**
+                     * @description Stable across retries and redeliveries: deduplicate on it
+                     * @example dlv_01JD2X5K8Y3V4M7N9P0Q1R2S3T
+                     */
+                    deliveryId: string;
+                    data: components["schemas"]["Task"];
+                    organization: {
+                        /** @example org_01JD2X5K8Y3V4M7N9P0Q1R2S3T */
+                        id: string;
+                        name: string;
+                    };
+                    /**
+                     * @description Present on sample deliveries of POST /webhooks/{id}/test
+                     * @constant
+                     */
+                    test?: true;
+                };
+            };
+        };
+        responses: {
+            /** @description Received */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    taskCompleted: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description sha256=<hex HMAC-SHA256 of the raw body, keyed with the secret> */
+                "X-Service-Signature": string;
+                /** @description The event type */
+                "X-Service-Event": string;
+                /** @description The deliveryId */
+                "X-Service-Delivery": string;
+                /** @description Standard Webhooks: the deliveryId */
+                "webhook-id": string;
+                /** @description Standard Webhooks: Unix seconds of this attempt */
+                "webhook-timestamp": string;
+                /** @description Standard Webhooks: v1,<base64 HMAC-SHA256 of "id.timestamp.body">; two during a secret rotation */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "event": "task.completed",
+                 *       "timestamp": "2026-01-01T00:00:00.000Z",
+                 *       "webhookId": "whk_sample",
+                 *       "deliveryId": "dlv_sample",
+                 *       "data": {
+                 *         "id": "tsk_sample",
+                 *         "title": "Sample task",
+                 *         "description": null,
+                 *         "status": "done",
+                 *         "priority": "medium",
+                 *         "projectId": "prj_sample",
+                 *         "assigneeId": null,
+                 *         "creatorId": "usr_sample",
+                 *         "dueDate": null,
+                 *         "customFields": {},
+                 *         "createdAt": "2026-01-01T00:00:00.000Z",
+                 *         "updatedAt": "2026-01-01T00:00:00.000Z"
+                 *       },
+                 *       "organization": {
+                 *         "id": "org_sample",
+                 *         "name": "Acme"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /** @constant */
+                    event: "task.completed";
+                    /**
+                     * Format: date-time
+                     * @description When the event happened; orders deliveries, which can arrive in any order
+                     * @example 2026-11-21T10:00:00.000Z
+                     */
+                    timestamp: string;
+                    /** @example whk_01JD2X5K8Y3V4M7N9P0Q1R2S3T */
+                    webhookId: string;
+                    /**
+                     * @description Stable across retries and redeliveries: deduplicate on it
+                     * @example dlv_01JD2X5K8Y3V4M7N9P0Q1R2S3T
+                     */
+                    deliveryId: string;
+                    data: components["schemas"]["Task"];
+                    organization: {
+                        /** @example org_01JD2X5K8Y3V4M7N9P0Q1R2S3T */
+                        id: string;
+                        name: string;
+                    };
+                    /**
+                     * @description Present on sample deliveries of POST /webhooks/{id}/test
+                     * @constant
+                     */
+                    test?: true;
+                };
+            };
+        };
+        responses: {
+            /** @description Received */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    projectCreated: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description sha256=<hex HMAC-SHA256 of the raw body, keyed with the secret> */
+                "X-Service-Signature": string;
+                /** @description The event type */
+                "X-Service-Event": string;
+                /** @description The deliveryId */
+                "X-Service-Delivery": string;
+                /** @description Standard Webhooks: the deliveryId */
+                "webhook-id": string;
+                /** @description Standard Webhooks: Unix seconds of this attempt */
+                "webhook-timestamp": string;
+                /** @description Standard Webhooks: v1,<base64 HMAC-SHA256 of "id.timestamp.body">; two during a secret rotation */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "event": "project.created",
+                 *       "timestamp": "2026-01-01T00:00:00.000Z",
+                 *       "webhookId": "whk_sample",
+                 *       "deliveryId": "dlv_sample",
+                 *       "data": {
+                 *         "id": "prj_sample",
+                 *         "name": "Sample project",
+                 *         "description": null,
+                 *         "icon": null,
+                 *         "color": null,
+                 *         "archived": false,
+                 *         "archivedAt": null,
+                 *         "createdAt": "2026-01-01T00:00:00.000Z",
+                 *         "updatedAt": "2026-01-01T00:00:00.000Z"
+                 *       },
+                 *       "organization": {
+                 *         "id": "org_sample",
+                 *         "name": "Acme"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /** @constant */
+                    event: "project.created";
+                    /**
+                     * Format: date-time
+                     * @description When the event happened; orders deliveries, which can arrive in any order
+                     * @example 2026-11-21T10:00:00.000Z
+                     */
+                    timestamp: string;
+                    /** @example whk_01JD2X5K8Y3V4M7N9P0Q1R2S3T */
+                    webhookId: string;
+                    /**
+                     * @description Stable across retries and redeliveries: deduplicate on it
+                     * @example dlv_01JD2X5K8Y3V4M7N9P0Q1R2S3T
+                     */
+                    deliveryId: string;
+                    data: components["schemas"]["Project"];
+                    organization: {
+                        /** @example org_01JD2X5K8Y3V4M7N9P0Q1R2S3T */
+                        id: string;
+                        name: string;
+                    };
+                    /**
+                     * @description Present on sample deliveries of POST /webhooks/{id}/test
+                     * @constant
+                     */
+                    test?: true;
+                };
+            };
+        };
+        responses: {
+            /** @description Received */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    projectUpdated: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description sha256=<hex HMAC-SHA256 of the raw body, keyed with the secret> */
+                "X-Service-Signature": string;
+                /** @description The event type */
+                "X-Service-Event": string;
+                /** @description The deliveryId */
+                "X-Service-Delivery": string;
+                /** @description Standard Webhooks: the deliveryId */
+                "webhook-id": string;
+                /** @description Standard Webhooks: Unix seconds of this attempt */
+                "webhook-timestamp": string;
+                /** @description Standard Webhooks: v1,<base64 HMAC-SHA256 of "id.timestamp.body">; two during a secret rotation */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "event": "project.updated",
+                 *       "timestamp": "2026-01-01T00:00:00.000Z",
+                 *       "webhookId": "whk_sample",
+                 *       "deliveryId": "dlv_sample",
+                 *       "data": {
+                 *         "id": "prj_sample",
+                 *         "name": "Renamed",
+                 *         "description": null,
+                 *         "icon": null,
+                 *         "color": null,
+                 *         "archived": false,
+                 *         "archivedAt": null,
+                 *         "createdAt": "2026-01-01T00:00:00.000Z",
+                 *         "updatedAt": "2026-01-01T00:00:00.000Z",
+                 *         "previousAttributes": {
+                 *           "name": "Sample project"
+                 *         }
+                 *       },
+                 *       "organization": {
+                 *         "id": "org_sample",
+                 *         "name": "Acme"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /** @constant */
+                    event: "project.updated";
+                    /**
+                     * Format: date-time
+                     * @description When the event happened; orders deliveries, which can arrive in any order
+                     * @example 2026-11-21T10:00:00.000Z
+                     */
+                    timestamp: string;
+                    /** @example whk_01JD2X5K8Y3V4M7N9P0Q1R2S3T */
+                    webhookId: string;
+                    /**
+                     * @description Stable across retries and redeliveries: deduplicate on it
+                     * @example dlv_01JD2X5K8Y3V4M7N9P0Q1R2S3T
+                     */
+                    deliveryId: string;
+                    data: components["schemas"]["ProjectChanged"];
+                    organization: {
+                        /** @example org_01JD2X5K8Y3V4M7N9P0Q1R2S3T */
+                        id: string;
+                        name: string;
+                    };
+                    /**
+                     * @description Present on sample deliveries of POST /webhooks/{id}/test
+                     * @constant
+                     */
+                    test?: true;
+                };
+            };
+        };
+        responses: {
+            /** @description Received */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    projectDeleted: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description sha256=<hex HMAC-SHA256 of the raw body, keyed with the secret> */
+                "X-Service-Signature": string;
+                /** @description The event type */
+                "X-Service-Event": string;
+                /** @description The deliveryId */
+                "X-Service-Delivery": string;
+                /** @description Standard Webhooks: the deliveryId */
+                "webhook-id": string;
+                /** @description Standard Webhooks: Unix seconds of this attempt */
+                "webhook-timestamp": string;
+                /** @description Standard Webhooks: v1,<base64 HMAC-SHA256 of "id.timestamp.body">; two during a secret rotation */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "event": "project.deleted",
+                 *       "timestamp": "2026-01-01T00:00:00.000Z",
+                 *       "webhookId": "whk_sample",
+                 *       "deliveryId": "dlv_sample",
+                 *       "data": {
+                 *         "id": "prj_sample",
+                 *         "name": "Sample project",
+                 *         "description": null,
+                 *         "icon": null,
+                 *         "color": null,
+                 *         "archived": false,
+                 *         "archivedAt": null,
+                 *         "createdAt": "2026-01-01T00:00:00.000Z",
+                 *         "updatedAt": "2026-01-01T00:00:00.000Z"
+                 *       },
+                 *       "organization": {
+                 *         "id": "org_sample",
+                 *         "name": "Acme"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /** @constant */
+                    event: "project.deleted";
+                    /**
+                     * Format: date-time
+                     * @description When the event happened; orders deliveries, which can arrive in any order
+                     * @example 2026-11-21T10:00:00.000Z
+                     */
+                    timestamp: string;
+                    /** @example whk_01JD2X5K8Y3V4M7N9P0Q1R2S3T */
+                    webhookId: string;
+                    /**
+                     * @description Stable across retries and redeliveries: deduplicate on it
+                     * @example dlv_01JD2X5K8Y3V4M7N9P0Q1R2S3T
+                     */
+                    deliveryId: string;
+                    data: components["schemas"]["Project"];
+                    organization: {
+                        /** @example org_01JD2X5K8Y3V4M7N9P0Q1R2S3T */
+                        id: string;
+                        name: string;
+                    };
+                    /**
+                     * @description Present on sample deliveries of POST /webhooks/{id}/test
+                     * @constant
+                     */
+                    test?: true;
+                };
+            };
+        };
+        responses: {
+            /** @description Received */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    memberAdded: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description sha256=<hex HMAC-SHA256 of the raw body, keyed with the secret> */
+                "X-Service-Signature": string;
+                /** @description The event type */
+                "X-Service-Event": string;
+                /** @description The deliveryId */
+                "X-Service-Delivery": string;
+                /** @description Standard Webhooks: the deliveryId */
+                "webhook-id": string;
+                /** @description Standard Webhooks: Unix seconds of this attempt */
+                "webhook-timestamp": string;
+                /** @description Standard Webhooks: v1,<base64 HMAC-SHA256 of "id.timestamp.body">; two during a secret rotation */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "event": "member.added",
+                 *       "timestamp": "2026-01-01T00:00:00.000Z",
+                 *       "webhookId": "whk_sample",
+                 *       "deliveryId": "dlv_sample",
+                 *       "data": {
+                 *         "id": "usr_sample",
+                 *         "email": "sample@example.com",
+                 *         "name": "Sample",
+                 *         "role": "member",
+                 *         "joinedAt": "2026-01-01T00:00:00.000Z"
+                 *       },
+                 *       "organization": {
+                 *         "id": "org_sample",
+                 *         "name": "Acme"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /** @constant */
+                    event: "member.added";
+                    /**
+                     * Format: date-time
+                     * @description When the event happened; orders deliveries, which can arrive in any order
+                     * @example 2026-11-21T10:00:00.000Z
+                     */
+                    timestamp: string;
+                    /** @example whk_01JD2X5K8Y3V4M7N9P0Q1R2S3T */
+                    webhookId: string;
+                    /**
+                     * @description Stable across retries and redeliveries: deduplicate on it
+                     * @example dlv_01JD2X5K8Y3V4M7N9P0Q1R2S3T
+                     */
+                    deliveryId: string;
+                    data: components["schemas"]["Member"];
+                    organization: {
+                        /** @example org_01JD2X5K8Y3V4M7N9P0Q1R2S3T */
+                        id: string;
+                        name: string;
+                    };
+                    /**
+                     * @description Present on sample deliveries of POST /webhooks/{id}/test
+                     * @constant
+                     */
+                    test?: true;
+                };
+            };
+        };
+        responses: {
+            /** @description Received */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    memberRemoved: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description sha256=<hex HMAC-SHA256 of the raw body, keyed with the secret> */
+                "X-Service-Signature": string;
+                /** @description The event type */
+                "X-Service-Event": string;
+                /** @description The deliveryId */
+                "X-Service-Delivery": string;
+                /** @description Standard Webhooks: the deliveryId */
+                "webhook-id": string;
+                /** @description Standard Webhooks: Unix seconds of this attempt */
+                "webhook-timestamp": string;
+                /** @description Standard Webhooks: v1,<base64 HMAC-SHA256 of "id.timestamp.body">; two during a secret rotation */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "event": "member.removed",
+                 *       "timestamp": "2026-01-01T00:00:00.000Z",
+                 *       "webhookId": "whk_sample",
+                 *       "deliveryId": "dlv_sample",
+                 *       "data": {
+                 *         "id": "usr_sample",
+                 *         "email": "sample@example.com",
+                 *         "name": "Sample",
+                 *         "role": "member",
+                 *         "joinedAt": "2026-01-01T00:00:00.000Z"
+                 *       },
+                 *       "organization": {
+                 *         "id": "org_sample",
+                 *         "name": "Acme"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /** @constant */
+                    event: "member.removed";
+                    /**
+                     * Format: date-time
+                     * @description When the event happened; orders deliveries, which can arrive in any order
+                     * @example 2026-11-21T10:00:00.000Z
+                     */
+                    timestamp: string;
+                    /** @example whk_01JD2X5K8Y3V4M7N9P0Q1R2S3T */
+                    webhookId: string;
+                    /**
+                     * @description Stable across retries and redeliveries: deduplicate on it
+                     * @example dlv_01JD2X5K8Y3V4M7N9P0Q1R2S3T
+                     */
+                    deliveryId: string;
+                    data: components["schemas"]["Member"];
+                    organization: {
+                        /** @example org_01JD2X5K8Y3V4M7N9P0Q1R2S3T */
+                        id: string;
+                        name: string;
+                    };
+                    /**
+                     * @description Present on sample deliveries of POST /webhooks/{id}/test
+                     * @constant
+                     */
+                    test?: true;
+                };
+            };
+        };
+        responses: {
+            /** @description Received */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    memberRoleChanged: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description sha256=<hex HMAC-SHA256 of the raw body, keyed with the secret> */
+                "X-Service-Signature": string;
+                /** @description The event type */
+                "X-Service-Event": string;
+                /** @description The deliveryId */
+                "X-Service-Delivery": string;
+                /** @description Standard Webhooks: the deliveryId */
+                "webhook-id": string;
+                /** @description Standard Webhooks: Unix seconds of this attempt */
+                "webhook-timestamp": string;
+                /** @description Standard Webhooks: v1,<base64 HMAC-SHA256 of "id.timestamp.body">; two during a secret rotation */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "event": "member.role_changed",
+                 *       "timestamp": "2026-01-01T00:00:00.000Z",
+                 *       "webhookId": "whk_sample",
+                 *       "deliveryId": "dlv_sample",
+                 *       "data": {
+                 *         "id": "usr_sample",
+                 *         "email": "sample@example.com",
+                 *         "name": "Sample",
+                 *         "role": "admin",
+                 *         "joinedAt": "2026-01-01T00:00:00.000Z",
+                 *         "previousAttributes": {
+                 *           "role": "member"
+                 *         }
+                 *       },
+                 *       "organization": {
+                 *         "id": "org_sample",
+                 *         "name": "Acme"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /** @constant */
+                    event: "member.role_changed";
+                    /**
+                     * Format: date-time
+                     * @description When the event happened; orders deliveries, which can arrive in any order
+                     * @example 2026-11-21T10:00:00.000Z
+                     */
+                    timestamp: string;
+                    /** @example whk_01JD2X5K8Y3V4M7N9P0Q1R2S3T */
+                    webhookId: string;
+                    /**
+                     * @description Stable across retries and redeliveries: deduplicate on it
+                     * @example dlv_01JD2X5K8Y3V4M7N9P0Q1R2S3T
+                     */
+                    deliveryId: string;
+                    data: components["schemas"]["MemberChanged"];
+                    organization: {
+                        /** @example org_01JD2X5K8Y3V4M7N9P0Q1R2S3T */
+                        id: string;
+                        name: string;
+                    };
+                    /**
+                     * @description Present on sample deliveries of POST /webhooks/{id}/test
+                     * @constant
+                     */
+                    test?: true;
+                };
+            };
+        };
+        responses: {
+            /** @description Received */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    commentCreated: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description sha256=<hex HMAC-SHA256 of the raw body, keyed with the secret> */
+                "X-Service-Signature": string;
+                /** @description The event type */
+                "X-Service-Event": string;
+                /** @description The deliveryId */
+                "X-Service-Delivery": string;
+                /** @description Standard Webhooks: the deliveryId */
+                "webhook-id": string;
+                /** @description Standard Webhooks: Unix seconds of this attempt */
+                "webhook-timestamp": string;
+                /** @description Standard Webhooks: v1,<base64 HMAC-SHA256 of "id.timestamp.body">; two during a secret rotation */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "event": "comment.created",
+                 *       "timestamp": "2026-01-01T00:00:00.000Z",
+                 *       "webhookId": "whk_sample",
+                 *       "deliveryId": "dlv_sample",
+                 *       "data": {
+                 *         "id": "cmt_sample",
+                 *         "taskId": "tsk_sample",
+                 *         "authorId": "usr_sample",
+                 *         "content": "Sample comment",
+                 *         "mentions": [],
+                 *         "createdAt": "2026-01-01T00:00:00.000Z",
+                 *         "updatedAt": "2026-01-01T00:00:00.000Z"
+                 *       },
+                 *       "organization": {
+                 *         "id": "org_sample",
+                 *         "name": "Acme"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /** @constant */
+                    event: "comment.created";
+                    /**
+                     * Format: date-time
+                     * @description When the event happened; orders deliveries, which can arrive in any order
+                     * @example 2026-11-21T10:00:00.000Z
+                     */
+                    timestamp: string;
+                    /** @example whk_01JD2X5K8Y3V4M7N9P0Q1R2S3T */
+                    webhookId: string;
+                    /**
+                     * @description Stable across retries and redeliveries: deduplicate on it
+                     * @example dlv_01JD2X5K8Y3V4M7N9P0Q1R2S3T
+                     */
+                    deliveryId: string;
+                    data: components["schemas"]["Comment"];
+                    organization: {
+                        /** @example org_01JD2X5K8Y3V4M7N9P0Q1R2S3T */
+                        id: string;
+                        name: string;
+                    };
+                    /**
+                     * @description Present on sample deliveries of POST /webhooks/{id}/test
+                     * @constant
+                     */
+                    test?: true;
+                };
+            };
+        };
+        responses: {
+            /** @description Received */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    commentUpdated: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description sha256=<hex HMAC-SHA256 of the raw body, keyed with the secret> */
+                "X-Service-Signature": string;
+                /** @description The event type */
+                "X-Service-Event": string;
+                /** @description The deliveryId */
+                "X-Service-Delivery": string;
+                /** @description Standard Webhooks: the deliveryId */
+                "webhook-id": string;
+                /** @description Standard Webhooks: Unix seconds of this attempt */
+                "webhook-timestamp": string;
+                /** @description Standard Webhooks: v1,<base64 HMAC-SHA256 of "id.timestamp.body">; two during a secret rotation */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "event": "comment.updated",
+                 *       "timestamp": "2026-01-01T00:00:00.000Z",
+                 *       "webhookId": "whk_sample",
+                 *       "deliveryId": "dlv_sample",
+                 *       "data": {
+                 *         "id": "cmt_sample",
+                 *         "taskId": "tsk_sample",
+                 *         "authorId": "usr_sample",
+                 *         "content": "Edited",
+                 *         "mentions": [],
+                 *         "createdAt": "2026-01-01T00:00:00.000Z",
+                 *         "updatedAt": "2026-01-01T00:00:00.000Z",
+                 *         "previousAttributes": {
+                 *           "content": "Sample comment"
+                 *         }
+                 *       },
+                 *       "organization": {
+                 *         "id": "org_sample",
+                 *         "name": "Acme"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /** @constant */
+                    event: "comment.updated";
+                    /**
+                     * Format: date-time
+                     * @description When the event happened; orders deliveries, which can arrive in any order
+                     * @example 2026-11-21T10:00:00.000Z
+                     */
+                    timestamp: string;
+                    /** @example whk_01JD2X5K8Y3V4M7N9P0Q1R2S3T */
+                    webhookId: string;
+                    /**
+                     * @description Stable across retries and redeliveries: deduplicate on it
+                     * @example dlv_01JD2X5K8Y3V4M7N9P0Q1R2S3T
+                     */
+                    deliveryId: string;
+                    data: components["schemas"]["CommentChanged"];
+                    organization: {
+                        /** @example org_01JD2X5K8Y3V4M7N9P0Q1R2S3T */
+                        id: string;
+                        name: string;
+                    };
+                    /**
+                     * @description Present on sample deliveries of POST /webhooks/{id}/test
+                     * @constant
+                     */
+                    test?: true;
+                };
+            };
+        };
+        responses: {
+            /** @description Received */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    commentDeleted: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description sha256=<hex HMAC-SHA256 of the raw body, keyed with the secret> */
+                "X-Service-Signature": string;
+                /** @description The event type */
+                "X-Service-Event": string;
+                /** @description The deliveryId */
+                "X-Service-Delivery": string;
+                /** @description Standard Webhooks: the deliveryId */
+                "webhook-id": string;
+                /** @description Standard Webhooks: Unix seconds of this attempt */
+                "webhook-timestamp": string;
+                /** @description Standard Webhooks: v1,<base64 HMAC-SHA256 of "id.timestamp.body">; two during a secret rotation */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "event": "comment.deleted",
+                 *       "timestamp": "2026-01-01T00:00:00.000Z",
+                 *       "webhookId": "whk_sample",
+                 *       "deliveryId": "dlv_sample",
+                 *       "data": {
+                 *         "id": "cmt_sample",
+                 *         "taskId": "tsk_sample",
+                 *         "authorId": "usr_sample",
+                 *         "content": "Sample comment",
+                 *         "mentions": [],
+                 *         "createdAt": "2026-01-01T00:00:00.000Z",
+                 *         "updatedAt": "2026-01-01T00:00:00.000Z"
+                 *       },
+                 *       "organization": {
+                 *         "id": "org_sample",
+                 *         "name": "Acme"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /** @constant */
+                    event: "comment.deleted";
+                    /**
+                     * Format: date-time
+                     * @description When the event happened; orders deliveries, which can arrive in any order
+                     * @example 2026-11-21T10:00:00.000Z
+                     */
+                    timestamp: string;
+                    /** @example whk_01JD2X5K8Y3V4M7N9P0Q1R2S3T */
+                    webhookId: string;
+                    /**
+                     * @description Stable across retries and redeliveries: deduplicate on it
+                     * @example dlv_01JD2X5K8Y3V4M7N9P0Q1R2S3T
+                     */
+                    deliveryId: string;
+                    data: components["schemas"]["Comment"];
+                    organization: {
+                        /** @example org_01JD2X5K8Y3V4M7N9P0Q1R2S3T */
+                        id: string;
+                        name: string;
+                    };
+                    /**
+                     * @description Present on sample deliveries of POST /webhooks/{id}/test
+                     * @constant
+                     */
+                    test?: true;
+                };
+            };
+        };
+        responses: {
+            /** @description Received */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    fileUploaded: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description sha256=<hex HMAC-SHA256 of the raw body, keyed with the secret> */
+                "X-Service-Signature": string;
+                /** @description The event type */
+                "X-Service-Event": string;
+                /** @description The deliveryId */
+                "X-Service-Delivery": string;
+                /** @description Standard Webhooks: the deliveryId */
+                "webhook-id": string;
+                /** @description Standard Webhooks: Unix seconds of this attempt */
+                "webhook-timestamp": string;
+                /** @description Standard Webhooks: v1,<base64 HMAC-SHA256 of "id.timestamp.body">; two during a secret rotation */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "event": "file.uploaded",
+                 *       "timestamp": "2026-01-01T00:00:00.000Z",
+                 *       "webhookId": "whk_sample",
+                 *       "deliveryId": "dlv_sample",
+                 *       "data": {
+                 *         "id": "fil_sample",
+                 *         "projectId": "prj_sample",
+                 *         "name": "sample.txt",
+                 *         "size": 6,
+                 *         "contentType": "text/plain",
+                 *         "uploaderId": "usr_sample",
+                 *         "createdAt": "2026-01-01T00:00:00.000Z"
+                 *       },
+                 *       "organization": {
+                 *         "id": "org_sample",
+                 *         "name": "Acme"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /** @constant */
+                    event: "file.uploaded";
+                    /**
+                     * Format: date-time
+                     * @description When the event happened; orders deliveries, which can arrive in any order
+                     * @example 2026-11-21T10:00:00.000Z
+                     */
+                    timestamp: string;
+                    /** @example whk_01JD2X5K8Y3V4M7N9P0Q1R2S3T */
+                    webhookId: string;
+                    /**
+                     * @description Stable across retries and redeliveries: deduplicate on it
+                     * @example dlv_01JD2X5K8Y3V4M7N9P0Q1R2S3T
+                     */
+                    deliveryId: string;
+                    data: components["schemas"]["File"];
+                    organization: {
+                        /** @example org_01JD2X5K8Y3V4M7N9P0Q1R2S3T */
+                        id: string;
+                        name: string;
+                    };
+                    /**
+                     * @description Present on sample deliveries of POST /webhooks/{id}/test
+                     * @constant
+                     */
+                    test?: true;
+                };
+            };
+        };
+        responses: {
+            /** @description Received */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    fileDeleted: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description sha256=<hex HMAC-SHA256 of the raw body, keyed with the secret> */
+                "X-Service-Signature": string;
+                /** @description The event type */
+                "X-Service-Event": string;
+                /** @description The deliveryId */
+                "X-Service-Delivery": string;
+                /** @description Standard Webhooks: the deliveryId */
+                "webhook-id": string;
+                /** @description Standard Webhooks: Unix seconds of this attempt */
+                "webhook-timestamp": string;
+                /** @description Standard Webhooks: v1,<base64 HMAC-SHA256 of "id.timestamp.body">; two during a secret rotation */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "event": "file.deleted",
+                 *       "timestamp": "2026-01-01T00:00:00.000Z",
+                 *       "webhookId": "whk_sample",
+                 *       "deliveryId": "dlv_sample",
+                 *       "data": {
+                 *         "id": "fil_sample",
+                 *         "projectId": "prj_sample",
+                 *         "name": "sample.txt",
+                 *         "size": 6,
+                 *         "contentType": "text/plain",
+                 *         "uploaderId": "usr_sample",
+                 *         "createdAt": "2026-01-01T00:00:00.000Z"
+                 *       },
+                 *       "organization": {
+                 *         "id": "org_sample",
+                 *         "name": "Acme"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /** @constant */
+                    event: "file.deleted";
+                    /**
+                     * Format: date-time
+                     * @description When the event happened; orders deliveries, which can arrive in any order
+                     * @example 2026-11-21T10:00:00.000Z
+                     */
+                    timestamp: string;
+                    /** @example whk_01JD2X5K8Y3V4M7N9P0Q1R2S3T */
+                    webhookId: string;
+                    /**
+                     * @description Stable across retries and redeliveries: deduplicate on it
+                     * @example dlv_01JD2X5K8Y3V4M7N9P0Q1R2S3T
+                     */
+                    deliveryId: string;
+                    data: components["schemas"]["File"];
+                    organization: {
+                        /** @example org_01JD2X5K8Y3V4M7N9P0Q1R2S3T */
+                        id: string;
+                        name: string;
+                    };
+                    /**
+                     * @description Present on sample deliveries of POST /webhooks/{id}/test
+                     * @constant
+                     */
+                    test?: true;
+                };
+            };
+        };
+        responses: {
+            /** @description Received */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };

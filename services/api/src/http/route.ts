@@ -50,6 +50,13 @@ export function defineResource<R>(finder: ResourceFinder<R>): Resource<R> {
 }
 
 interface Common<P, Q, B> {
+  /**
+   * The operation's name in the OpenAPI document, which generated clients name their functions
+   * after: a short camelCase verb and resource (`createTask`, `listTaskComments`), unique, and
+   * never changed once published. Given here, not derived from the path, so that it stays put
+   * when a path is reworded.
+   */
+  operationId: string;
   method: 'get' | 'post' | 'patch' | 'delete';
   /** Express path, relative to /v1 (`/tasks/:taskId`). */
   path: string;

@@ -191,7 +191,7 @@ export function buildOpenApiDocument(routes: readonly RouteDefinition[], serverU
     const body = requestBody(route, components);
     const permission = route.kind === 'authenticated' ? `Needs the \`${route.permission}\` permission.` : 'Needs no API key.';
     (paths[openApiPath(route.path)] ??= {})[route.method] = {
-      operationId: operationId(route),
+      operationId: route.operationId,
       summary: route.summary,
       description: [route.description, permission].filter(Boolean).join('\n\n'),
       tags: [route.tag],
@@ -202,6 +202,8 @@ export function buildOpenApiDocument(routes: readonly RouteDefinition[], serverU
       responses: responses(route, components),
     };
   }
+  const webhooks = webhookEntries(components);
+  assertOperationIds([...Object.values(paths), ...Object.values(webhooks)]);
   return {
     openapi: '3.1.0',
     info: {
@@ -214,7 +216,7 @@ export function buildOpenApiDocument(routes: readonly RouteDefinition[], serverU
     security: [{ bearer: [] }],
     tags: [...new Set(routes.map((route) => route.tag))].map((name) => ({ name })),
     paths,
-    webhooks: webhookEntries(components),
+    webhooks,
     components: {
       securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'An API key, `tk_live_...` or `tk_test_...`' } },
       headers: HEADERS,
@@ -223,8 +225,18 @@ export function buildOpenApiDocument(routes: readonly RouteDefinition[], serverU
   };
 }
 
-/** `get /tasks/:taskId` → `getTasksTaskId`; stable and unique per route. */
-function operationId(route: RouteDefinition): string {
-  const words = route.path.split(/[/:-]/).filter(Boolean);
-  return route.method + words.map((w) => w[0]!.toUpperCase() + w.slice(1)).join('');
+const OPERATION_ID = /^[a-z][a-zA-Z0-9]{2,39}$/;
+
+/**
+ * Generated clients name a function after each operationId: every one short camelCase, and
+ * unique across paths and webhooks (OpenAPI requires it). A duplicate fails at boot, not in a client.
+ */
+function assertOperationIds(pathItems: readonly Record<string, unknown>[]): void {
+  const seen = new Set<string>();
+  for (const operation of pathItems.flatMap((item) => Object.values(item) as { operationId?: string }[])) {
+    const id = operation.operationId ?? '';
+    if (!OPERATION_ID.test(id)) throw new Error(`operationId ${JSON.stringify(id)} is not short camelCase`);
+    if (seen.has(id)) throw new Error(`operationId ${id} is used twice`);
+    seen.add(id);
+  }
 }

@@ -11,6 +11,7 @@ const ROTATION_OVERLAP_MS = 24 * 3600 * 1000;
  * resumes its pending deliveries at once.
  */
 export const updateWebhook = defineRoute({
+  operationId: 'updateWebhook',
   method: 'patch',
   path: '/webhooks/:webhookId',
   summary: 'Update a webhook subscription',
