@@ -1006,7 +1006,7 @@ export interface webhooks {
 export interface components {
     schemas: {
         /** @description DECISIONS §2: every non-2xx answer. */
-        Error: {
+        ErrorBody: {
             error: {
                 code: string;
                 message: string;
@@ -1281,7 +1281,7 @@ export interface components {
                 failed: number;
             }[];
         };
-        File: {
+        FileRecord: {
             /** @example fil_01JD2X5K8Y3V4M7N9P0Q1R2S3T */
             id: string;
             /** @example prj_01JD2X5K8Y3V4M7N9P0Q1R2S3T */
@@ -1378,7 +1378,7 @@ export interface components {
             /** @description The credential of POST /invitations/accept: shown once, valid 7 days, single use */
             token: string;
         };
-        Comment: {
+        CommentRecord: {
             /** @example cmt_01JD2X5K8Y3V4M7N9P0Q1R2S3T */
             id: string;
             /** @example tsk_01JD2X5K8Y3V4M7N9P0Q1R2S3T */
@@ -1399,7 +1399,7 @@ export interface components {
              */
             updatedAt: string;
         };
-        Event: {
+        EventRecord: {
             /** @example evt_01JD2X5K8Y3V4M7N9P0Q1R2S3T */
             id: string;
             /** @enum {string} */
@@ -1652,7 +1652,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "invalid_request";
@@ -1667,7 +1667,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "unauthenticated";
@@ -1685,7 +1685,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "forbidden";
@@ -1704,7 +1704,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "rate_limited";
@@ -1722,7 +1722,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "internal_error";
@@ -1740,7 +1740,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "unavailable";
@@ -1805,7 +1805,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "invalid_request" | "invalid_json";
@@ -1821,7 +1821,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "unauthenticated";
@@ -1840,7 +1840,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "forbidden";
@@ -1859,7 +1859,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "conflict";
@@ -1878,7 +1878,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "payload_too_large";
@@ -1897,7 +1897,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "unsupported_media_type";
@@ -1917,7 +1917,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "rate_limited";
@@ -1935,7 +1935,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "internal_error";
@@ -1953,7 +1953,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "unavailable";
@@ -2013,7 +2013,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "invalid_request";
@@ -2028,7 +2028,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "unauthenticated";
@@ -2046,7 +2046,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "forbidden";
@@ -2064,7 +2064,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "not_found";
@@ -2083,7 +2083,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "rate_limited";
@@ -2101,7 +2101,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "internal_error";
@@ -2119,7 +2119,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "unavailable";
@@ -2164,7 +2164,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "invalid_request";
@@ -2179,7 +2179,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "unauthenticated";
@@ -2197,7 +2197,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "forbidden";
@@ -2215,7 +2215,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "not_found";
@@ -2233,7 +2233,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "precondition_failed";
@@ -2252,7 +2252,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "rate_limited";
@@ -2270,7 +2270,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "internal_error";
@@ -2288,7 +2288,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "unavailable";
@@ -2352,7 +2352,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "invalid_request" | "invalid_json";
@@ -2367,7 +2367,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "unauthenticated";
@@ -2385,7 +2385,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "forbidden";
@@ -2403,7 +2403,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "not_found";
@@ -2421,7 +2421,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "precondition_failed";
@@ -2439,7 +2439,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "payload_too_large";
@@ -2457,7 +2457,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "unsupported_media_type";
@@ -2476,7 +2476,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "rate_limited";
@@ -2494,7 +2494,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "internal_error";
@@ -2512,7 +2512,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "unavailable";
@@ -2574,7 +2574,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "invalid_request";
@@ -2589,7 +2589,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "unauthenticated";
@@ -2607,7 +2607,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "forbidden";
@@ -2626,7 +2626,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "rate_limited";
@@ -2644,7 +2644,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "internal_error";
@@ -2662,7 +2662,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "unavailable";
@@ -2719,7 +2719,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "invalid_request" | "invalid_json";
@@ -2735,7 +2735,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "unauthenticated";
@@ -2754,7 +2754,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "forbidden";
@@ -2773,7 +2773,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "conflict";
@@ -2792,7 +2792,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "payload_too_large";
@@ -2811,7 +2811,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "unsupported_media_type";
@@ -2831,7 +2831,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "rate_limited";
@@ -2849,7 +2849,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "internal_error";
@@ -2867,7 +2867,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "unavailable";
@@ -2927,7 +2927,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "invalid_request";
@@ -2942,7 +2942,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "unauthenticated";
@@ -2960,7 +2960,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "forbidden";
@@ -2978,7 +2978,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "not_found";
@@ -2997,7 +2997,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "rate_limited";
@@ -3015,7 +3015,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "internal_error";
@@ -3033,7 +3033,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "unavailable";
@@ -3078,7 +3078,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "invalid_request";
@@ -3093,7 +3093,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "unauthenticated";
@@ -3111,7 +3111,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "forbidden";
@@ -3129,7 +3129,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "not_found";
@@ -3147,7 +3147,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "precondition_failed";
@@ -3166,7 +3166,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "rate_limited";
@@ -3184,7 +3184,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "internal_error";
@@ -3202,7 +3202,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "unavailable";
@@ -3260,7 +3260,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "invalid_request" | "invalid_json";
@@ -3275,7 +3275,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "unauthenticated";
@@ -3293,7 +3293,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "forbidden";
@@ -3311,7 +3311,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "not_found";
@@ -3329,7 +3329,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "precondition_failed";
@@ -3347,7 +3347,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "payload_too_large";
@@ -3365,7 +3365,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "unsupported_media_type";
@@ -3384,7 +3384,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "rate_limited";
@@ -3402,7 +3402,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "internal_error";
@@ -3420,7 +3420,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "unavailable";
@@ -3481,7 +3481,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "invalid_request";
@@ -3496,7 +3496,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "unauthenticated";
@@ -3514,7 +3514,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "forbidden";
@@ -3533,7 +3533,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "rate_limited";
@@ -3551,7 +3551,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "internal_error";
@@ -3569,7 +3569,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "unavailable";
@@ -3632,7 +3632,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "invalid_request" | "invalid_json";
@@ -3648,7 +3648,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "unauthenticated";
@@ -3667,7 +3667,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "forbidden";
@@ -3686,7 +3686,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "conflict";
@@ -3705,7 +3705,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "payload_too_large";
@@ -3724,7 +3724,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "unsupported_media_type";
@@ -3744,7 +3744,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "rate_limited";
@@ -3762,7 +3762,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "internal_error";
@@ -3780,7 +3780,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "unavailable";
@@ -3822,7 +3822,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "invalid_request";
@@ -3837,7 +3837,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "unauthenticated";
@@ -3855,7 +3855,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "forbidden";
@@ -3873,7 +3873,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "not_found";
@@ -3892,7 +3892,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "rate_limited";
@@ -3910,7 +3910,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "internal_error";
@@ -3928,7 +3928,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "unavailable";
@@ -3989,7 +3989,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "invalid_request";
@@ -4004,7 +4004,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "unauthenticated";
@@ -4022,7 +4022,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "forbidden";
@@ -4041,7 +4041,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "rate_limited";
@@ -4059,7 +4059,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "internal_error";
@@ -4077,7 +4077,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "unavailable";
@@ -4135,7 +4135,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "invalid_request" | "invalid_json";
@@ -4151,7 +4151,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "unauthenticated";
@@ -4170,7 +4170,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "forbidden" | "quota_exceeded";
@@ -4189,7 +4189,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "conflict";
@@ -4208,7 +4208,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "payload_too_large";
@@ -4227,7 +4227,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "unsupported_media_type";
@@ -4247,7 +4247,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "rate_limited";
@@ -4265,7 +4265,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "internal_error";
@@ -4283,7 +4283,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "unavailable";
@@ -4343,7 +4343,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "invalid_request";
@@ -4358,7 +4358,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "unauthenticated";
@@ -4376,7 +4376,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "forbidden";
@@ -4394,7 +4394,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "not_found";
@@ -4413,7 +4413,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "rate_limited";
@@ -4431,7 +4431,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "internal_error";
@@ -4449,7 +4449,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "unavailable";
@@ -4494,7 +4494,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "invalid_request";
@@ -4509,7 +4509,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "unauthenticated";
@@ -4527,7 +4527,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "forbidden";
@@ -4545,7 +4545,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "not_found";
@@ -4563,7 +4563,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "precondition_failed";
@@ -4582,7 +4582,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "rate_limited";
@@ -4600,7 +4600,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "internal_error";
@@ -4618,7 +4618,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "unavailable";
@@ -4678,7 +4678,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "invalid_request" | "invalid_json";
@@ -4693,7 +4693,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "unauthenticated";
@@ -4711,7 +4711,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "forbidden";
@@ -4729,7 +4729,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "not_found";
@@ -4747,7 +4747,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "precondition_failed";
@@ -4765,7 +4765,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "payload_too_large";
@@ -4783,7 +4783,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "unsupported_media_type";
@@ -4802,7 +4802,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "rate_limited";
@@ -4820,7 +4820,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "internal_error";
@@ -4838,7 +4838,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "unavailable";
@@ -4903,7 +4903,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "invalid_request";
@@ -4918,7 +4918,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "unauthenticated";
@@ -4936,7 +4936,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "forbidden";
@@ -4954,7 +4954,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "not_found";
@@ -4973,7 +4973,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "rate_limited";
@@ -4991,7 +4991,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "internal_error";
@@ -5009,7 +5009,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "unavailable";
@@ -5070,7 +5070,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "invalid_request";
@@ -5085,7 +5085,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "unauthenticated";
@@ -5103,7 +5103,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "forbidden";
@@ -5121,7 +5121,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "not_found";
@@ -5140,7 +5140,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "rate_limited";
@@ -5158,7 +5158,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "internal_error";
@@ -5176,7 +5176,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "unavailable";
@@ -5233,7 +5233,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "invalid_request" | "invalid_json";
@@ -5249,7 +5249,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "unauthenticated";
@@ -5268,7 +5268,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "forbidden";
@@ -5287,7 +5287,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "not_found";
@@ -5306,7 +5306,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "conflict";
@@ -5325,7 +5325,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "payload_too_large";
@@ -5344,7 +5344,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "unsupported_media_type";
@@ -5364,7 +5364,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "rate_limited";
@@ -5382,7 +5382,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "internal_error";
@@ -5400,7 +5400,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "unavailable";
@@ -5450,7 +5450,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "invalid_request" | "invalid_json";
@@ -5466,7 +5466,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "unauthenticated";
@@ -5485,7 +5485,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "forbidden";
@@ -5504,7 +5504,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "not_found";
@@ -5523,7 +5523,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "conflict";
@@ -5542,7 +5542,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "payload_too_large";
@@ -5561,7 +5561,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "unsupported_media_type";
@@ -5581,7 +5581,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "rate_limited";
@@ -5599,7 +5599,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "internal_error";
@@ -5617,7 +5617,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "unavailable";
@@ -5675,7 +5675,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "invalid_request" | "invalid_json";
@@ -5691,7 +5691,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "unauthenticated";
@@ -5710,7 +5710,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "forbidden";
@@ -5729,7 +5729,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "not_found";
@@ -5748,7 +5748,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "conflict";
@@ -5767,7 +5767,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "payload_too_large";
@@ -5786,7 +5786,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "unsupported_media_type";
@@ -5806,7 +5806,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "rate_limited";
@@ -5824,7 +5824,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "internal_error";
@@ -5842,7 +5842,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "unavailable";
@@ -5886,7 +5886,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "invalid_request";
@@ -5901,7 +5901,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "unauthenticated";
@@ -5919,7 +5919,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "forbidden";
@@ -5937,7 +5937,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "not_found";
@@ -5956,7 +5956,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "rate_limited";
@@ -5974,7 +5974,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "internal_error";
@@ -5992,7 +5992,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "unavailable";
@@ -6031,7 +6031,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        data: components["schemas"]["File"][];
+                        data: components["schemas"]["FileRecord"][];
                         pagination: {
                             total: number;
                             limit: number;
@@ -6054,7 +6054,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "invalid_request";
@@ -6069,7 +6069,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "unauthenticated";
@@ -6087,7 +6087,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "forbidden";
@@ -6106,7 +6106,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "rate_limited";
@@ -6124,7 +6124,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "internal_error";
@@ -6142,7 +6142,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "unavailable";
@@ -6184,7 +6184,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["File"];
+                    "application/json": components["schemas"]["FileRecord"];
                 };
             };
             /** @description Invalid request: `invalid_request`, `invalid_json` */
@@ -6198,7 +6198,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "invalid_request" | "invalid_json";
@@ -6214,7 +6214,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "unauthenticated";
@@ -6233,7 +6233,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "forbidden";
@@ -6252,7 +6252,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "conflict";
@@ -6271,7 +6271,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "payload_too_large";
@@ -6290,7 +6290,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "unsupported_media_type";
@@ -6310,7 +6310,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "rate_limited";
@@ -6328,7 +6328,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "internal_error";
@@ -6346,7 +6346,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "unavailable";
@@ -6381,7 +6381,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["File"];
+                    "application/json": components["schemas"]["FileRecord"];
                 };
             };
             /** @description Not modified: If-None-Match names the current ETag */
@@ -6406,7 +6406,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "invalid_request";
@@ -6421,7 +6421,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "unauthenticated";
@@ -6439,7 +6439,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "forbidden";
@@ -6457,7 +6457,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "not_found";
@@ -6476,7 +6476,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "rate_limited";
@@ -6494,7 +6494,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "internal_error";
@@ -6512,7 +6512,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "unavailable";
@@ -6557,7 +6557,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "invalid_request";
@@ -6572,7 +6572,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "unauthenticated";
@@ -6590,7 +6590,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "forbidden";
@@ -6608,7 +6608,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "not_found";
@@ -6626,7 +6626,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "precondition_failed";
@@ -6645,7 +6645,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "rate_limited";
@@ -6663,7 +6663,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "internal_error";
@@ -6681,7 +6681,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "unavailable";
@@ -6725,7 +6725,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "invalid_request";
@@ -6740,7 +6740,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "unauthenticated";
@@ -6758,7 +6758,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "forbidden";
@@ -6776,7 +6776,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "not_found";
@@ -6795,7 +6795,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "rate_limited";
@@ -6813,7 +6813,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "internal_error";
@@ -6831,7 +6831,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "unavailable";
@@ -6893,7 +6893,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "invalid_request";
@@ -6908,7 +6908,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "unauthenticated";
@@ -6926,7 +6926,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "forbidden";
@@ -6945,7 +6945,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "rate_limited";
@@ -6963,7 +6963,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "internal_error";
@@ -6981,7 +6981,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "unavailable";
@@ -7042,7 +7042,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "invalid_request";
@@ -7057,7 +7057,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "unauthenticated";
@@ -7075,7 +7075,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "forbidden";
@@ -7094,7 +7094,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "rate_limited";
@@ -7112,7 +7112,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "internal_error";
@@ -7130,7 +7130,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "unavailable";
@@ -7172,7 +7172,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "invalid_request";
@@ -7187,7 +7187,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "unauthenticated";
@@ -7205,7 +7205,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "forbidden";
@@ -7223,7 +7223,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "not_found";
@@ -7242,7 +7242,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "rate_limited";
@@ -7260,7 +7260,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "internal_error";
@@ -7278,7 +7278,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "unavailable";
@@ -7335,7 +7335,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "invalid_request" | "invalid_json";
@@ -7351,7 +7351,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "unauthenticated";
@@ -7370,7 +7370,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "forbidden";
@@ -7389,7 +7389,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "conflict";
@@ -7408,7 +7408,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "payload_too_large";
@@ -7427,7 +7427,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "unsupported_media_type";
@@ -7447,7 +7447,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "rate_limited";
@@ -7465,7 +7465,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "internal_error";
@@ -7483,7 +7483,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "unavailable";
@@ -7525,7 +7525,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "invalid_request";
@@ -7540,7 +7540,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "unauthenticated";
@@ -7558,7 +7558,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "forbidden";
@@ -7576,7 +7576,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "not_found";
@@ -7594,7 +7594,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "conflict";
@@ -7613,7 +7613,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "rate_limited";
@@ -7631,7 +7631,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "internal_error";
@@ -7649,7 +7649,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "unavailable";
@@ -7700,7 +7700,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "invalid_request" | "invalid_json";
@@ -7715,7 +7715,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "unauthenticated";
@@ -7733,7 +7733,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "forbidden";
@@ -7751,7 +7751,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "not_found";
@@ -7769,7 +7769,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "conflict";
@@ -7787,7 +7787,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "payload_too_large";
@@ -7805,7 +7805,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "unsupported_media_type";
@@ -7824,7 +7824,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "rate_limited";
@@ -7842,7 +7842,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "internal_error";
@@ -7860,7 +7860,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "unavailable";
@@ -7900,7 +7900,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        data: components["schemas"]["Comment"][];
+                        data: components["schemas"]["CommentRecord"][];
                         pagination: {
                             total: number;
                             limit: number;
@@ -7923,7 +7923,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "invalid_request";
@@ -7938,7 +7938,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "unauthenticated";
@@ -7956,7 +7956,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "forbidden";
@@ -7974,7 +7974,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "not_found";
@@ -7993,7 +7993,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "rate_limited";
@@ -8011,7 +8011,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "internal_error";
@@ -8029,7 +8029,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "unavailable";
@@ -8072,7 +8072,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Comment"];
+                    "application/json": components["schemas"]["CommentRecord"];
                 };
             };
             /** @description Invalid request: `invalid_request`, `invalid_json` */
@@ -8086,7 +8086,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "invalid_request" | "invalid_json";
@@ -8102,7 +8102,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "unauthenticated";
@@ -8121,7 +8121,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "forbidden";
@@ -8140,7 +8140,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "not_found";
@@ -8159,7 +8159,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "conflict";
@@ -8178,7 +8178,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "payload_too_large";
@@ -8197,7 +8197,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "unsupported_media_type";
@@ -8217,7 +8217,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "rate_limited";
@@ -8235,7 +8235,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "internal_error";
@@ -8253,7 +8253,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "unavailable";
@@ -8289,7 +8289,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Comment"];
+                    "application/json": components["schemas"]["CommentRecord"];
                 };
             };
             /** @description Not modified: If-None-Match names the current ETag */
@@ -8314,7 +8314,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "invalid_request";
@@ -8329,7 +8329,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "unauthenticated";
@@ -8347,7 +8347,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "forbidden";
@@ -8365,7 +8365,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "not_found";
@@ -8384,7 +8384,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "rate_limited";
@@ -8402,7 +8402,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "internal_error";
@@ -8420,7 +8420,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "unavailable";
@@ -8466,7 +8466,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "invalid_request";
@@ -8481,7 +8481,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "unauthenticated";
@@ -8499,7 +8499,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "forbidden";
@@ -8517,7 +8517,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "not_found";
@@ -8535,7 +8535,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "precondition_failed";
@@ -8554,7 +8554,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "rate_limited";
@@ -8572,7 +8572,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "internal_error";
@@ -8590,7 +8590,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "unavailable";
@@ -8633,7 +8633,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Comment"];
+                    "application/json": components["schemas"]["CommentRecord"];
                 };
             };
             /** @description Invalid request: `invalid_request`, `invalid_json` */
@@ -8646,7 +8646,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "invalid_request" | "invalid_json";
@@ -8661,7 +8661,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "unauthenticated";
@@ -8679,7 +8679,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "forbidden";
@@ -8697,7 +8697,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "not_found";
@@ -8715,7 +8715,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "precondition_failed";
@@ -8733,7 +8733,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "payload_too_large";
@@ -8751,7 +8751,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "unsupported_media_type";
@@ -8770,7 +8770,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "rate_limited";
@@ -8788,7 +8788,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "internal_error";
@@ -8806,7 +8806,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "unavailable";
@@ -8847,7 +8847,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        data: components["schemas"]["Event"][];
+                        data: components["schemas"]["EventRecord"][];
                         pagination: {
                             total: number;
                             limit: number;
@@ -8870,7 +8870,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "invalid_request";
@@ -8885,7 +8885,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "unauthenticated";
@@ -8903,7 +8903,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "forbidden";
@@ -8922,7 +8922,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "rate_limited";
@@ -8940,7 +8940,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "internal_error";
@@ -8958,7 +8958,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "unavailable";
@@ -8993,7 +8993,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Event"];
+                    "application/json": components["schemas"]["EventRecord"];
                 };
             };
             /** @description Not modified: If-None-Match names the current ETag */
@@ -9018,7 +9018,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "invalid_request";
@@ -9033,7 +9033,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "unauthenticated";
@@ -9051,7 +9051,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "forbidden";
@@ -9069,7 +9069,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "not_found";
@@ -9088,7 +9088,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "rate_limited";
@@ -9106,7 +9106,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "internal_error";
@@ -9124,7 +9124,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "unavailable";
@@ -9172,7 +9172,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "invalid_json" | "invalid_request";
@@ -9188,7 +9188,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "unauthenticated";
@@ -9207,7 +9207,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "forbidden";
@@ -9226,7 +9226,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "conflict";
@@ -9245,7 +9245,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "payload_too_large";
@@ -9264,7 +9264,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "unsupported_media_type";
@@ -9284,7 +9284,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "rate_limited";
@@ -9302,7 +9302,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "internal_error";
@@ -9320,7 +9320,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "unavailable";
@@ -9364,7 +9364,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "invalid_request" | "invalid_json";
@@ -9379,7 +9379,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "conflict";
@@ -9394,7 +9394,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "payload_too_large";
@@ -9409,7 +9409,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "unsupported_media_type";
@@ -9424,7 +9424,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "internal_error";
@@ -9439,7 +9439,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "unavailable";
@@ -10367,7 +10367,7 @@ export interface operations {
                      * @example dlv_01JD2X5K8Y3V4M7N9P0Q1R2S3T
                      */
                     deliveryId: string;
-                    data: components["schemas"]["Comment"];
+                    data: components["schemas"]["CommentRecord"];
                     organization: {
                         /** @example org_01JD2X5K8Y3V4M7N9P0Q1R2S3T */
                         id: string;
@@ -10536,7 +10536,7 @@ export interface operations {
                      * @example dlv_01JD2X5K8Y3V4M7N9P0Q1R2S3T
                      */
                     deliveryId: string;
-                    data: components["schemas"]["Comment"];
+                    data: components["schemas"]["CommentRecord"];
                     organization: {
                         /** @example org_01JD2X5K8Y3V4M7N9P0Q1R2S3T */
                         id: string;
@@ -10619,7 +10619,7 @@ export interface operations {
                      * @example dlv_01JD2X5K8Y3V4M7N9P0Q1R2S3T
                      */
                     deliveryId: string;
-                    data: components["schemas"]["File"];
+                    data: components["schemas"]["FileRecord"];
                     organization: {
                         /** @example org_01JD2X5K8Y3V4M7N9P0Q1R2S3T */
                         id: string;
@@ -10702,7 +10702,7 @@ export interface operations {
                      * @example dlv_01JD2X5K8Y3V4M7N9P0Q1R2S3T
                      */
                     deliveryId: string;
-                    data: components["schemas"]["File"];
+                    data: components["schemas"]["FileRecord"];
                     organization: {
                         /** @example org_01JD2X5K8Y3V4M7N9P0Q1R2S3T */
                         id: string;

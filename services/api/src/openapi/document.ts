@@ -154,7 +154,7 @@ function responses(route: RouteDefinition, components: Record<string, JsonSchema
       content: {
         'application/json': {
           schema: {
-            allOf: [{ $ref: '#/components/schemas/Error' }, { properties: { error: { properties: { code: { enum: codes } } } } }],
+            allOf: [{ $ref: '#/components/schemas/ErrorBody' }, { properties: { error: { properties: { code: { enum: codes } } } } }],
           },
         },
       },
@@ -185,7 +185,8 @@ const ERROR_SCHEMA: JsonSchema = {
 
 /** `GET /v1/openapi.json`: OpenAPI 3.1, generated from the route definitions that validate requests and shape responses. */
 export function buildOpenApiDocument(routes: readonly RouteDefinition[], serverUrl: string): OpenApiDocument {
-  const components: Record<string, JsonSchema> = { Error: ERROR_SCHEMA };
+  // Named so as not to shadow a global of the languages clients are generated in (`Error`, `File`).
+  const components: Record<string, JsonSchema> = { ErrorBody: ERROR_SCHEMA };
   const paths: Record<string, Record<string, unknown>> = {};
   for (const route of routes) {
     const body = requestBody(route, components);

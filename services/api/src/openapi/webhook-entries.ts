@@ -28,7 +28,7 @@ const DATA: Record<EventType, Joi.ObjectSchema> = {
 };
 
 function withPrevious(record: Joi.ObjectSchema): Joi.ObjectSchema {
-  const name = (record.describe().flags as { id?: string } | undefined)?.id ?? 'Record';
+  const name = (record.describe().flags as { id?: string } | undefined)?.id?.replace(/Record$/, '') ?? 'Record';
   return record.id(`${name}Changed`).keys({
     previousAttributes: Joi.object().unknown(true).required().description("The changed fields' values before the change"),
   });
