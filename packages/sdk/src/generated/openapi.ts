@@ -1771,6 +1771,7 @@ export interface operations {
                     /** @enum {string} */
                     priority?: "low" | "medium" | "high";
                     assigneeId?: string | null;
+                    /** Format: date-time */
                     dueDate?: string | null;
                     customFields?: {
                         [key: string]: string | number | boolean | unknown;
@@ -2320,6 +2321,7 @@ export interface operations {
                     /** @enum {string} */
                     priority?: "low" | "medium" | "high";
                     assigneeId?: string | null;
+                    /** Format: date-time */
                     dueDate?: string | null;
                     customFields?: {
                         [key: string]: string | number | boolean | unknown;
@@ -3601,6 +3603,7 @@ export interface operations {
                     permissions?: "*"[] | ("tasks:read" | "tasks:write" | "projects:read" | "projects:write" | "members:read" | "members:write" | "comments:read" | "comments:write" | "files:read" | "files:write" | "webhooks:read" | "webhooks:write" | "api_keys:write")[];
                     /** @enum {string} */
                     mode?: "live" | "test";
+                    /** Format: date-time */
                     expiresAt?: string | null;
                 };
             };
@@ -5642,9 +5645,15 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description At most 14 days back */
+                    /**
+                     * Format: date-time
+                     * @description At most 14 days back
+                     */
                     since: string;
-                    /** @description Default: now */
+                    /**
+                     * Format: date-time
+                     * @description Default: now
+                     */
                     until?: string;
                 };
             };
