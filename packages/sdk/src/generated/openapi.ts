@@ -6175,7 +6175,6 @@ export interface operations {
             content: {
                 "multipart/form-data": {
                     projectId: string;
-                    /** Format: binary */
                     file: string;
                 };
             };

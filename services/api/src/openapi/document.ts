@@ -106,7 +106,8 @@ function requestBody(route: RouteDefinition, components: Record<string, JsonSche
         'multipart/form-data': {
           schema: {
             type: 'object',
-            properties: { ...fields.properties, [route.multipart.file]: { type: 'string', format: 'binary' } },
+            // OpenAPI 3.1 says binary content by its media type (`format: binary` is 3.0's way).
+            properties: { ...fields.properties, [route.multipart.file]: { type: 'string', contentMediaType: 'application/octet-stream' } },
             required: [...(fields.required ?? []), route.multipart.file],
           },
         },
