@@ -1008,11 +1008,13 @@ export interface components {
         /** @description DECISIONS §2: every non-2xx answer. */
         ErrorBody: {
             error: {
-                code: string;
+                /** @enum {string} */
+                code: "invalid_request" | "invalid_json" | "unauthenticated" | "forbidden" | "quota_exceeded" | "not_found" | "method_not_allowed" | "conflict" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "headers_too_large" | "rate_limited" | "internal_error" | "unavailable";
                 message: string;
                 /** @description The offending field, when there is one */
                 param: string | null;
-                type: string;
+                /** @enum {string} */
+                type: "validation_error" | "authentication_error" | "permission_error" | "quota_error" | "not_found_error" | "conflict_error" | "rate_limit_error" | "api_error";
             };
         };
         Task: {
@@ -1579,6 +1581,8 @@ export interface components {
         ETag: string;
         /** @description The URL of the record created */
         Location: string;
+        /** @description The methods the path serves, comma-separated (`GET, POST`) */
+        Allow: string;
     };
     pathItems: never;
 }
@@ -1693,6 +1697,22 @@ export interface operations {
                     };
                 };
             };
+            /** @description The path does not serve this method; Allow lists those it does: `method_not_allowed` */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "method_not_allowed";
+                        };
+                    };
+                };
+            };
             /** @description Daily quota spent, or too many unknown keys from this address: `rate_limited` */
             429: {
                 headers: {
@@ -1708,6 +1728,21 @@ export interface operations {
                         error?: {
                             /** @enum {unknown} */
                             code?: "rate_limited";
+                        };
+                    };
+                };
+            };
+            /** @description The request line and headers exceed 16 KB: `headers_too_large` */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "headers_too_large";
                         };
                     };
                 };
@@ -1849,6 +1884,22 @@ export interface operations {
                     };
                 };
             };
+            /** @description The path does not serve this method; Allow lists those it does: `method_not_allowed` */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "method_not_allowed";
+                        };
+                    };
+                };
+            };
             /** @description Conflict: `conflict` */
             409: {
                 headers: {
@@ -1922,6 +1973,21 @@ export interface operations {
                         error?: {
                             /** @enum {unknown} */
                             code?: "rate_limited";
+                        };
+                    };
+                };
+            };
+            /** @description The request line and headers exceed 16 KB: `headers_too_large` */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "headers_too_large";
                         };
                     };
                 };
@@ -2073,6 +2139,22 @@ export interface operations {
                     };
                 };
             };
+            /** @description The path does not serve this method; Allow lists those it does: `method_not_allowed` */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "method_not_allowed";
+                        };
+                    };
+                };
+            };
             /** @description Daily quota spent, or too many unknown keys from this address: `rate_limited` */
             429: {
                 headers: {
@@ -2088,6 +2170,21 @@ export interface operations {
                         error?: {
                             /** @enum {unknown} */
                             code?: "rate_limited";
+                        };
+                    };
+                };
+            };
+            /** @description The request line and headers exceed 16 KB: `headers_too_large` */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "headers_too_large";
                         };
                     };
                 };
@@ -2224,6 +2321,22 @@ export interface operations {
                     };
                 };
             };
+            /** @description The path does not serve this method; Allow lists those it does: `method_not_allowed` */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "method_not_allowed";
+                        };
+                    };
+                };
+            };
             /** @description The resource changed since the ETag given in If-Match: `precondition_failed` */
             412: {
                 headers: {
@@ -2257,6 +2370,21 @@ export interface operations {
                         error?: {
                             /** @enum {unknown} */
                             code?: "rate_limited";
+                        };
+                    };
+                };
+            };
+            /** @description The request line and headers exceed 16 KB: `headers_too_large` */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "headers_too_large";
                         };
                     };
                 };
@@ -2413,6 +2541,22 @@ export interface operations {
                     };
                 };
             };
+            /** @description The path does not serve this method; Allow lists those it does: `method_not_allowed` */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "method_not_allowed";
+                        };
+                    };
+                };
+            };
             /** @description The resource changed since the ETag given in If-Match: `precondition_failed` */
             412: {
                 headers: {
@@ -2482,6 +2626,21 @@ export interface operations {
                         error?: {
                             /** @enum {unknown} */
                             code?: "rate_limited";
+                        };
+                    };
+                };
+            };
+            /** @description The request line and headers exceed 16 KB: `headers_too_large` */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "headers_too_large";
                         };
                     };
                 };
@@ -2617,6 +2776,22 @@ export interface operations {
                     };
                 };
             };
+            /** @description The path does not serve this method; Allow lists those it does: `method_not_allowed` */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "method_not_allowed";
+                        };
+                    };
+                };
+            };
             /** @description Daily quota spent, or too many unknown keys from this address: `rate_limited` */
             429: {
                 headers: {
@@ -2632,6 +2807,21 @@ export interface operations {
                         error?: {
                             /** @enum {unknown} */
                             code?: "rate_limited";
+                        };
+                    };
+                };
+            };
+            /** @description The request line and headers exceed 16 KB: `headers_too_large` */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "headers_too_large";
                         };
                     };
                 };
@@ -2764,6 +2954,22 @@ export interface operations {
                     };
                 };
             };
+            /** @description The path does not serve this method; Allow lists those it does: `method_not_allowed` */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "method_not_allowed";
+                        };
+                    };
+                };
+            };
             /** @description Conflict: `conflict` */
             409: {
                 headers: {
@@ -2837,6 +3043,21 @@ export interface operations {
                         error?: {
                             /** @enum {unknown} */
                             code?: "rate_limited";
+                        };
+                    };
+                };
+            };
+            /** @description The request line and headers exceed 16 KB: `headers_too_large` */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "headers_too_large";
                         };
                     };
                 };
@@ -2988,6 +3209,22 @@ export interface operations {
                     };
                 };
             };
+            /** @description The path does not serve this method; Allow lists those it does: `method_not_allowed` */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "method_not_allowed";
+                        };
+                    };
+                };
+            };
             /** @description Daily quota spent, or too many unknown keys from this address: `rate_limited` */
             429: {
                 headers: {
@@ -3003,6 +3240,21 @@ export interface operations {
                         error?: {
                             /** @enum {unknown} */
                             code?: "rate_limited";
+                        };
+                    };
+                };
+            };
+            /** @description The request line and headers exceed 16 KB: `headers_too_large` */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "headers_too_large";
                         };
                     };
                 };
@@ -3139,6 +3391,22 @@ export interface operations {
                     };
                 };
             };
+            /** @description The path does not serve this method; Allow lists those it does: `method_not_allowed` */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "method_not_allowed";
+                        };
+                    };
+                };
+            };
             /** @description The resource changed since the ETag given in If-Match: `precondition_failed` */
             412: {
                 headers: {
@@ -3172,6 +3440,21 @@ export interface operations {
                         error?: {
                             /** @enum {unknown} */
                             code?: "rate_limited";
+                        };
+                    };
+                };
+            };
+            /** @description The request line and headers exceed 16 KB: `headers_too_large` */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "headers_too_large";
                         };
                     };
                 };
@@ -3321,6 +3604,22 @@ export interface operations {
                     };
                 };
             };
+            /** @description The path does not serve this method; Allow lists those it does: `method_not_allowed` */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "method_not_allowed";
+                        };
+                    };
+                };
+            };
             /** @description The resource changed since the ETag given in If-Match: `precondition_failed` */
             412: {
                 headers: {
@@ -3390,6 +3689,21 @@ export interface operations {
                         error?: {
                             /** @enum {unknown} */
                             code?: "rate_limited";
+                        };
+                    };
+                };
+            };
+            /** @description The request line and headers exceed 16 KB: `headers_too_large` */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "headers_too_large";
                         };
                     };
                 };
@@ -3524,6 +3838,22 @@ export interface operations {
                     };
                 };
             };
+            /** @description The path does not serve this method; Allow lists those it does: `method_not_allowed` */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "method_not_allowed";
+                        };
+                    };
+                };
+            };
             /** @description Daily quota spent, or too many unknown keys from this address: `rate_limited` */
             429: {
                 headers: {
@@ -3539,6 +3869,21 @@ export interface operations {
                         error?: {
                             /** @enum {unknown} */
                             code?: "rate_limited";
+                        };
+                    };
+                };
+            };
+            /** @description The request line and headers exceed 16 KB: `headers_too_large` */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "headers_too_large";
                         };
                     };
                 };
@@ -3678,6 +4023,22 @@ export interface operations {
                     };
                 };
             };
+            /** @description The path does not serve this method; Allow lists those it does: `method_not_allowed` */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "method_not_allowed";
+                        };
+                    };
+                };
+            };
             /** @description Conflict: `conflict` */
             409: {
                 headers: {
@@ -3751,6 +4112,21 @@ export interface operations {
                         error?: {
                             /** @enum {unknown} */
                             code?: "rate_limited";
+                        };
+                    };
+                };
+            };
+            /** @description The request line and headers exceed 16 KB: `headers_too_large` */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "headers_too_large";
                         };
                     };
                 };
@@ -3884,6 +4260,22 @@ export interface operations {
                     };
                 };
             };
+            /** @description The path does not serve this method; Allow lists those it does: `method_not_allowed` */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "method_not_allowed";
+                        };
+                    };
+                };
+            };
             /** @description Daily quota spent, or too many unknown keys from this address: `rate_limited` */
             429: {
                 headers: {
@@ -3899,6 +4291,21 @@ export interface operations {
                         error?: {
                             /** @enum {unknown} */
                             code?: "rate_limited";
+                        };
+                    };
+                };
+            };
+            /** @description The request line and headers exceed 16 KB: `headers_too_large` */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "headers_too_large";
                         };
                     };
                 };
@@ -4033,6 +4440,22 @@ export interface operations {
                     };
                 };
             };
+            /** @description The path does not serve this method; Allow lists those it does: `method_not_allowed` */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "method_not_allowed";
+                        };
+                    };
+                };
+            };
             /** @description Daily quota spent, or too many unknown keys from this address: `rate_limited` */
             429: {
                 headers: {
@@ -4048,6 +4471,21 @@ export interface operations {
                         error?: {
                             /** @enum {unknown} */
                             code?: "rate_limited";
+                        };
+                    };
+                };
+            };
+            /** @description The request line and headers exceed 16 KB: `headers_too_large` */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "headers_too_large";
                         };
                     };
                 };
@@ -4181,6 +4619,22 @@ export interface operations {
                     };
                 };
             };
+            /** @description The path does not serve this method; Allow lists those it does: `method_not_allowed` */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "method_not_allowed";
+                        };
+                    };
+                };
+            };
             /** @description Conflict: `conflict` */
             409: {
                 headers: {
@@ -4254,6 +4708,21 @@ export interface operations {
                         error?: {
                             /** @enum {unknown} */
                             code?: "rate_limited";
+                        };
+                    };
+                };
+            };
+            /** @description The request line and headers exceed 16 KB: `headers_too_large` */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "headers_too_large";
                         };
                     };
                 };
@@ -4405,6 +4874,22 @@ export interface operations {
                     };
                 };
             };
+            /** @description The path does not serve this method; Allow lists those it does: `method_not_allowed` */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "method_not_allowed";
+                        };
+                    };
+                };
+            };
             /** @description Daily quota spent, or too many unknown keys from this address: `rate_limited` */
             429: {
                 headers: {
@@ -4420,6 +4905,21 @@ export interface operations {
                         error?: {
                             /** @enum {unknown} */
                             code?: "rate_limited";
+                        };
+                    };
+                };
+            };
+            /** @description The request line and headers exceed 16 KB: `headers_too_large` */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "headers_too_large";
                         };
                     };
                 };
@@ -4556,6 +5056,22 @@ export interface operations {
                     };
                 };
             };
+            /** @description The path does not serve this method; Allow lists those it does: `method_not_allowed` */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "method_not_allowed";
+                        };
+                    };
+                };
+            };
             /** @description The resource changed since the ETag given in If-Match: `precondition_failed` */
             412: {
                 headers: {
@@ -4589,6 +5105,21 @@ export interface operations {
                         error?: {
                             /** @enum {unknown} */
                             code?: "rate_limited";
+                        };
+                    };
+                };
+            };
+            /** @description The request line and headers exceed 16 KB: `headers_too_large` */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "headers_too_large";
                         };
                     };
                 };
@@ -4740,6 +5271,22 @@ export interface operations {
                     };
                 };
             };
+            /** @description The path does not serve this method; Allow lists those it does: `method_not_allowed` */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "method_not_allowed";
+                        };
+                    };
+                };
+            };
             /** @description The resource changed since the ETag given in If-Match: `precondition_failed` */
             412: {
                 headers: {
@@ -4809,6 +5356,21 @@ export interface operations {
                         error?: {
                             /** @enum {unknown} */
                             code?: "rate_limited";
+                        };
+                    };
+                };
+            };
+            /** @description The request line and headers exceed 16 KB: `headers_too_large` */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "headers_too_large";
                         };
                     };
                 };
@@ -4965,6 +5527,22 @@ export interface operations {
                     };
                 };
             };
+            /** @description The path does not serve this method; Allow lists those it does: `method_not_allowed` */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "method_not_allowed";
+                        };
+                    };
+                };
+            };
             /** @description Daily quota spent, or too many unknown keys from this address: `rate_limited` */
             429: {
                 headers: {
@@ -4980,6 +5558,21 @@ export interface operations {
                         error?: {
                             /** @enum {unknown} */
                             code?: "rate_limited";
+                        };
+                    };
+                };
+            };
+            /** @description The request line and headers exceed 16 KB: `headers_too_large` */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "headers_too_large";
                         };
                     };
                 };
@@ -5132,6 +5725,22 @@ export interface operations {
                     };
                 };
             };
+            /** @description The path does not serve this method; Allow lists those it does: `method_not_allowed` */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "method_not_allowed";
+                        };
+                    };
+                };
+            };
             /** @description Daily quota spent, or too many unknown keys from this address: `rate_limited` */
             429: {
                 headers: {
@@ -5147,6 +5756,21 @@ export interface operations {
                         error?: {
                             /** @enum {unknown} */
                             code?: "rate_limited";
+                        };
+                    };
+                };
+            };
+            /** @description The request line and headers exceed 16 KB: `headers_too_large` */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "headers_too_large";
                         };
                     };
                 };
@@ -5298,6 +5922,22 @@ export interface operations {
                     };
                 };
             };
+            /** @description The path does not serve this method; Allow lists those it does: `method_not_allowed` */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "method_not_allowed";
+                        };
+                    };
+                };
+            };
             /** @description Conflict: `conflict` */
             409: {
                 headers: {
@@ -5371,6 +6011,21 @@ export interface operations {
                         error?: {
                             /** @enum {unknown} */
                             code?: "rate_limited";
+                        };
+                    };
+                };
+            };
+            /** @description The request line and headers exceed 16 KB: `headers_too_large` */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "headers_too_large";
                         };
                     };
                 };
@@ -5515,6 +6170,22 @@ export interface operations {
                     };
                 };
             };
+            /** @description The path does not serve this method; Allow lists those it does: `method_not_allowed` */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "method_not_allowed";
+                        };
+                    };
+                };
+            };
             /** @description Conflict: `conflict` */
             409: {
                 headers: {
@@ -5588,6 +6259,21 @@ export interface operations {
                         error?: {
                             /** @enum {unknown} */
                             code?: "rate_limited";
+                        };
+                    };
+                };
+            };
+            /** @description The request line and headers exceed 16 KB: `headers_too_large` */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "headers_too_large";
                         };
                     };
                 };
@@ -5746,6 +6432,22 @@ export interface operations {
                     };
                 };
             };
+            /** @description The path does not serve this method; Allow lists those it does: `method_not_allowed` */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "method_not_allowed";
+                        };
+                    };
+                };
+            };
             /** @description Conflict: `conflict` */
             409: {
                 headers: {
@@ -5819,6 +6521,21 @@ export interface operations {
                         error?: {
                             /** @enum {unknown} */
                             code?: "rate_limited";
+                        };
+                    };
+                };
+            };
+            /** @description The request line and headers exceed 16 KB: `headers_too_large` */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "headers_too_large";
                         };
                     };
                 };
@@ -5954,6 +6671,22 @@ export interface operations {
                     };
                 };
             };
+            /** @description The path does not serve this method; Allow lists those it does: `method_not_allowed` */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "method_not_allowed";
+                        };
+                    };
+                };
+            };
             /** @description Daily quota spent, or too many unknown keys from this address: `rate_limited` */
             429: {
                 headers: {
@@ -5969,6 +6702,21 @@ export interface operations {
                         error?: {
                             /** @enum {unknown} */
                             code?: "rate_limited";
+                        };
+                    };
+                };
+            };
+            /** @description The request line and headers exceed 16 KB: `headers_too_large` */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "headers_too_large";
                         };
                     };
                 };
@@ -6104,6 +6852,22 @@ export interface operations {
                     };
                 };
             };
+            /** @description The path does not serve this method; Allow lists those it does: `method_not_allowed` */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "method_not_allowed";
+                        };
+                    };
+                };
+            };
             /** @description Daily quota spent, or too many unknown keys from this address: `rate_limited` */
             429: {
                 headers: {
@@ -6119,6 +6883,21 @@ export interface operations {
                         error?: {
                             /** @enum {unknown} */
                             code?: "rate_limited";
+                        };
+                    };
+                };
+            };
+            /** @description The request line and headers exceed 16 KB: `headers_too_large` */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "headers_too_large";
                         };
                     };
                 };
@@ -6249,6 +7028,22 @@ export interface operations {
                     };
                 };
             };
+            /** @description The path does not serve this method; Allow lists those it does: `method_not_allowed` */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "method_not_allowed";
+                        };
+                    };
+                };
+            };
             /** @description Conflict: `conflict` */
             409: {
                 headers: {
@@ -6322,6 +7117,21 @@ export interface operations {
                         error?: {
                             /** @enum {unknown} */
                             code?: "rate_limited";
+                        };
+                    };
+                };
+            };
+            /** @description The request line and headers exceed 16 KB: `headers_too_large` */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "headers_too_large";
                         };
                     };
                 };
@@ -6473,6 +7283,22 @@ export interface operations {
                     };
                 };
             };
+            /** @description The path does not serve this method; Allow lists those it does: `method_not_allowed` */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "method_not_allowed";
+                        };
+                    };
+                };
+            };
             /** @description Daily quota spent, or too many unknown keys from this address: `rate_limited` */
             429: {
                 headers: {
@@ -6488,6 +7314,21 @@ export interface operations {
                         error?: {
                             /** @enum {unknown} */
                             code?: "rate_limited";
+                        };
+                    };
+                };
+            };
+            /** @description The request line and headers exceed 16 KB: `headers_too_large` */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "headers_too_large";
                         };
                     };
                 };
@@ -6624,6 +7465,22 @@ export interface operations {
                     };
                 };
             };
+            /** @description The path does not serve this method; Allow lists those it does: `method_not_allowed` */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "method_not_allowed";
+                        };
+                    };
+                };
+            };
             /** @description The resource changed since the ETag given in If-Match: `precondition_failed` */
             412: {
                 headers: {
@@ -6657,6 +7514,21 @@ export interface operations {
                         error?: {
                             /** @enum {unknown} */
                             code?: "rate_limited";
+                        };
+                    };
+                };
+            };
+            /** @description The request line and headers exceed 16 KB: `headers_too_large` */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "headers_too_large";
                         };
                     };
                 };
@@ -6792,6 +7664,22 @@ export interface operations {
                     };
                 };
             };
+            /** @description The path does not serve this method; Allow lists those it does: `method_not_allowed` */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "method_not_allowed";
+                        };
+                    };
+                };
+            };
             /** @description Daily quota spent, or too many unknown keys from this address: `rate_limited` */
             429: {
                 headers: {
@@ -6807,6 +7695,21 @@ export interface operations {
                         error?: {
                             /** @enum {unknown} */
                             code?: "rate_limited";
+                        };
+                    };
+                };
+            };
+            /** @description The request line and headers exceed 16 KB: `headers_too_large` */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "headers_too_large";
                         };
                     };
                 };
@@ -6942,6 +7845,22 @@ export interface operations {
                     };
                 };
             };
+            /** @description The path does not serve this method; Allow lists those it does: `method_not_allowed` */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "method_not_allowed";
+                        };
+                    };
+                };
+            };
             /** @description Daily quota spent, or too many unknown keys from this address: `rate_limited` */
             429: {
                 headers: {
@@ -6957,6 +7876,21 @@ export interface operations {
                         error?: {
                             /** @enum {unknown} */
                             code?: "rate_limited";
+                        };
+                    };
+                };
+            };
+            /** @description The request line and headers exceed 16 KB: `headers_too_large` */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "headers_too_large";
                         };
                     };
                 };
@@ -7091,6 +8025,22 @@ export interface operations {
                     };
                 };
             };
+            /** @description The path does not serve this method; Allow lists those it does: `method_not_allowed` */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "method_not_allowed";
+                        };
+                    };
+                };
+            };
             /** @description Daily quota spent, or too many unknown keys from this address: `rate_limited` */
             429: {
                 headers: {
@@ -7106,6 +8056,21 @@ export interface operations {
                         error?: {
                             /** @enum {unknown} */
                             code?: "rate_limited";
+                        };
+                    };
+                };
+            };
+            /** @description The request line and headers exceed 16 KB: `headers_too_large` */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "headers_too_large";
                         };
                     };
                 };
@@ -7239,6 +8204,22 @@ export interface operations {
                     };
                 };
             };
+            /** @description The path does not serve this method; Allow lists those it does: `method_not_allowed` */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "method_not_allowed";
+                        };
+                    };
+                };
+            };
             /** @description Daily quota spent, or too many unknown keys from this address: `rate_limited` */
             429: {
                 headers: {
@@ -7254,6 +8235,21 @@ export interface operations {
                         error?: {
                             /** @enum {unknown} */
                             code?: "rate_limited";
+                        };
+                    };
+                };
+            };
+            /** @description The request line and headers exceed 16 KB: `headers_too_large` */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "headers_too_large";
                         };
                     };
                 };
@@ -7386,6 +8382,22 @@ export interface operations {
                     };
                 };
             };
+            /** @description The path does not serve this method; Allow lists those it does: `method_not_allowed` */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "method_not_allowed";
+                        };
+                    };
+                };
+            };
             /** @description Conflict: `conflict` */
             409: {
                 headers: {
@@ -7459,6 +8471,21 @@ export interface operations {
                         error?: {
                             /** @enum {unknown} */
                             code?: "rate_limited";
+                        };
+                    };
+                };
+            };
+            /** @description The request line and headers exceed 16 KB: `headers_too_large` */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "headers_too_large";
                         };
                     };
                 };
@@ -7592,6 +8619,22 @@ export interface operations {
                     };
                 };
             };
+            /** @description The path does not serve this method; Allow lists those it does: `method_not_allowed` */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "method_not_allowed";
+                        };
+                    };
+                };
+            };
             /** @description Conflict: `conflict` */
             409: {
                 headers: {
@@ -7625,6 +8668,21 @@ export interface operations {
                         error?: {
                             /** @enum {unknown} */
                             code?: "rate_limited";
+                        };
+                    };
+                };
+            };
+            /** @description The request line and headers exceed 16 KB: `headers_too_large` */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "headers_too_large";
                         };
                     };
                 };
@@ -7767,6 +8825,22 @@ export interface operations {
                     };
                 };
             };
+            /** @description The path does not serve this method; Allow lists those it does: `method_not_allowed` */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "method_not_allowed";
+                        };
+                    };
+                };
+            };
             /** @description Conflict: `conflict` */
             409: {
                 headers: {
@@ -7836,6 +8910,21 @@ export interface operations {
                         error?: {
                             /** @enum {unknown} */
                             code?: "rate_limited";
+                        };
+                    };
+                };
+            };
+            /** @description The request line and headers exceed 16 KB: `headers_too_large` */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "headers_too_large";
                         };
                     };
                 };
@@ -7990,6 +9079,22 @@ export interface operations {
                     };
                 };
             };
+            /** @description The path does not serve this method; Allow lists those it does: `method_not_allowed` */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "method_not_allowed";
+                        };
+                    };
+                };
+            };
             /** @description Daily quota spent, or too many unknown keys from this address: `rate_limited` */
             429: {
                 headers: {
@@ -8005,6 +9110,21 @@ export interface operations {
                         error?: {
                             /** @enum {unknown} */
                             code?: "rate_limited";
+                        };
+                    };
+                };
+            };
+            /** @description The request line and headers exceed 16 KB: `headers_too_large` */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "headers_too_large";
                         };
                     };
                 };
@@ -8156,6 +9276,22 @@ export interface operations {
                     };
                 };
             };
+            /** @description The path does not serve this method; Allow lists those it does: `method_not_allowed` */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "method_not_allowed";
+                        };
+                    };
+                };
+            };
             /** @description Conflict: `conflict` */
             409: {
                 headers: {
@@ -8229,6 +9365,21 @@ export interface operations {
                         error?: {
                             /** @enum {unknown} */
                             code?: "rate_limited";
+                        };
+                    };
+                };
+            };
+            /** @description The request line and headers exceed 16 KB: `headers_too_large` */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "headers_too_large";
                         };
                     };
                 };
@@ -8381,6 +9532,22 @@ export interface operations {
                     };
                 };
             };
+            /** @description The path does not serve this method; Allow lists those it does: `method_not_allowed` */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "method_not_allowed";
+                        };
+                    };
+                };
+            };
             /** @description Daily quota spent, or too many unknown keys from this address: `rate_limited` */
             429: {
                 headers: {
@@ -8396,6 +9563,21 @@ export interface operations {
                         error?: {
                             /** @enum {unknown} */
                             code?: "rate_limited";
+                        };
+                    };
+                };
+            };
+            /** @description The request line and headers exceed 16 KB: `headers_too_large` */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "headers_too_large";
                         };
                     };
                 };
@@ -8533,6 +9715,22 @@ export interface operations {
                     };
                 };
             };
+            /** @description The path does not serve this method; Allow lists those it does: `method_not_allowed` */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "method_not_allowed";
+                        };
+                    };
+                };
+            };
             /** @description The resource changed since the ETag given in If-Match: `precondition_failed` */
             412: {
                 headers: {
@@ -8566,6 +9764,21 @@ export interface operations {
                         error?: {
                             /** @enum {unknown} */
                             code?: "rate_limited";
+                        };
+                    };
+                };
+            };
+            /** @description The request line and headers exceed 16 KB: `headers_too_large` */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "headers_too_large";
                         };
                     };
                 };
@@ -8713,6 +9926,22 @@ export interface operations {
                     };
                 };
             };
+            /** @description The path does not serve this method; Allow lists those it does: `method_not_allowed` */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "method_not_allowed";
+                        };
+                    };
+                };
+            };
             /** @description The resource changed since the ETag given in If-Match: `precondition_failed` */
             412: {
                 headers: {
@@ -8782,6 +10011,21 @@ export interface operations {
                         error?: {
                             /** @enum {unknown} */
                             code?: "rate_limited";
+                        };
+                    };
+                };
+            };
+            /** @description The request line and headers exceed 16 KB: `headers_too_large` */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "headers_too_large";
                         };
                     };
                 };
@@ -8919,6 +10163,22 @@ export interface operations {
                     };
                 };
             };
+            /** @description The path does not serve this method; Allow lists those it does: `method_not_allowed` */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "method_not_allowed";
+                        };
+                    };
+                };
+            };
             /** @description Daily quota spent, or too many unknown keys from this address: `rate_limited` */
             429: {
                 headers: {
@@ -8934,6 +10194,21 @@ export interface operations {
                         error?: {
                             /** @enum {unknown} */
                             code?: "rate_limited";
+                        };
+                    };
+                };
+            };
+            /** @description The request line and headers exceed 16 KB: `headers_too_large` */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "headers_too_large";
                         };
                     };
                 };
@@ -9085,6 +10360,22 @@ export interface operations {
                     };
                 };
             };
+            /** @description The path does not serve this method; Allow lists those it does: `method_not_allowed` */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "method_not_allowed";
+                        };
+                    };
+                };
+            };
             /** @description Daily quota spent, or too many unknown keys from this address: `rate_limited` */
             429: {
                 headers: {
@@ -9100,6 +10391,21 @@ export interface operations {
                         error?: {
                             /** @enum {unknown} */
                             code?: "rate_limited";
+                        };
+                    };
+                };
+            };
+            /** @description The request line and headers exceed 16 KB: `headers_too_large` */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "headers_too_large";
                         };
                     };
                 };
@@ -9223,6 +10529,22 @@ export interface operations {
                     };
                 };
             };
+            /** @description The path does not serve this method; Allow lists those it does: `method_not_allowed` */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "method_not_allowed";
+                        };
+                    };
+                };
+            };
             /** @description Conflict: `conflict` */
             409: {
                 headers: {
@@ -9296,6 +10618,21 @@ export interface operations {
                         error?: {
                             /** @enum {unknown} */
                             code?: "rate_limited";
+                        };
+                    };
+                };
+            };
+            /** @description The request line and headers exceed 16 KB: `headers_too_large` */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "headers_too_large";
                         };
                     };
                 };
@@ -9380,6 +10717,22 @@ export interface operations {
                     };
                 };
             };
+            /** @description The path does not serve this method; Allow lists those it does: `method_not_allowed` */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "method_not_allowed";
+                        };
+                    };
+                };
+            };
             /** @description Conflict: `conflict` */
             409: {
                 headers: {
@@ -9421,6 +10774,21 @@ export interface operations {
                         error?: {
                             /** @enum {unknown} */
                             code?: "unsupported_media_type";
+                        };
+                    };
+                };
+            };
+            /** @description The request line and headers exceed 16 KB: `headers_too_large` */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "headers_too_large";
                         };
                     };
                 };

@@ -8,6 +8,7 @@ export type ErrorCode =
   | 'forbidden'
   | 'quota_exceeded'
   | 'not_found'
+  | 'method_not_allowed'
   | 'conflict'
   | 'precondition_failed'
   | 'payload_too_large'
@@ -25,6 +26,7 @@ const CODES: Record<ErrorCode, { status: number; type: string }> = {
   forbidden: { status: 403, type: 'permission_error' },
   quota_exceeded: { status: 403, type: 'quota_error' },
   not_found: { status: 404, type: 'not_found_error' },
+  method_not_allowed: { status: 405, type: 'validation_error' },
   conflict: { status: 409, type: 'conflict_error' },
   precondition_failed: { status: 412, type: 'conflict_error' },
   payload_too_large: { status: 413, type: 'validation_error' },
@@ -37,6 +39,10 @@ const CODES: Record<ErrorCode, { status: number; type: string }> = {
 };
 
 export const errorStatus = (code: ErrorCode): number => CODES[code].status;
+
+/** Every code and every type an error body can carry, for the OpenAPI document. */
+export const ERROR_CODES = Object.keys(CODES) as ErrorCode[];
+export const ERROR_TYPES = [...new Set(Object.values(CODES).map(({ type }) => type))];
 
 /** The one error class: only the error middleware turns it into a response. */
 export class ApiError extends Error {

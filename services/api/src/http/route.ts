@@ -171,7 +171,8 @@ export function definePublicRoute<P = Empty, Q = Empty, B = Empty, Res = undefin
 
 /** Every error code a route can answer: those of its kind, of its inputs, and its own. */
 export function errorCodes(route: RouteDefinition): ErrorCode[] {
-  const codes = new Set<ErrorCode>(['internal_error', 'unavailable']);
+  // Any request: headers over 16 KB (Node's parser), a method its path does not serve (DECISIONS §15).
+  const codes = new Set<ErrorCode>(['headers_too_large', 'method_not_allowed', 'internal_error', 'unavailable']);
   if (route.kind === 'authenticated') for (const code of ['unauthenticated', 'forbidden', 'rate_limited'] as const) codes.add(code);
   if (route.params || route.query || route.body || route.multipart) codes.add('invalid_request');
   if (route.body || route.multipart || route.method === 'post' || route.method === 'patch') {

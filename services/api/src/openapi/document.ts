@@ -1,5 +1,5 @@
 import type Joi from 'joi';
-import { errorStatus, type ErrorCode } from '../http/errors';
+import { ERROR_CODES, ERROR_TYPES, errorStatus, type ErrorCode } from '../http/errors';
 import { answersWithEtag, errorCodes, honoursIfMatch, readsOneRecord, type RouteDefinition } from '../http/route';
 import { toJsonSchema, type JsonSchema } from './json-schema';
 import { webhookEntries } from './webhook-entries';
@@ -84,11 +84,15 @@ const HEADERS: Record<string, JsonSchema> = {
     schema: { type: 'string' },
   },
   Location: { description: 'The URL of the record created', required: true, schema: { type: 'string', format: 'uri' } },
+  Allow: { description: 'The methods the path serves, comma-separated (`GET, POST`)', required: true, schema: { type: 'string' } },
 };
 
 /** The response headers an answer of this route and status carries. */
 function responseHeaders(route: RouteDefinition, status: number): Record<string, { $ref: string }> {
   const names = ['X-Request-Id'];
+  // A 431 (Node's parser) and a 405 (no route for the method) may come before authentication: only the request id is promised.
+  if (status === 405) names.push('Allow');
+  if (status === 405 || status === 431) return Object.fromEntries(names.map((name) => [name, { $ref: `#/components/headers/${name}` }]));
   if (route.kind === 'authenticated' && status !== 401) names.push('X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset');
   if (status === 429) names.push('Retry-After');
   if (route.kind === 'authenticated' && route.method === 'post' && status < 500) names.push('Idempotent-Replayed');
@@ -128,11 +132,13 @@ const STATUS_TEXT: Record<number, string> = {
   401: 'Missing, malformed, unknown, revoked or expired API key',
   403: 'The key lacks the permission, or a plan quota is spent',
   404: 'Not found (also for another organization’s ids)',
+  405: 'The path does not serve this method; Allow lists those it does',
   409: 'Conflict',
   412: 'The resource changed since the ETag given in If-Match',
   413: 'Payload too large',
   415: 'Unsupported media type',
   429: 'Daily quota spent, or too many unknown keys from this address',
+  431: 'The request line and headers exceed 16 KB',
   500: 'Internal error',
   503: 'A backing service is unavailable',
 };
@@ -175,10 +181,10 @@ const ERROR_SCHEMA: JsonSchema = {
       required: ['code', 'message', 'param', 'type'],
       additionalProperties: false,
       properties: {
-        code: { type: 'string' },
+        code: { type: 'string', enum: ERROR_CODES },
         message: { type: 'string' },
         param: { type: ['string', 'null'], description: 'The offending field, when there is one' },
-        type: { type: 'string' },
+        type: { type: 'string', enum: ERROR_TYPES },
       },
     },
   },
