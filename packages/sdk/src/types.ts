@@ -2,18 +2,18 @@ import type { components, paths, webhooks } from './generated/openapi.js';
 
 export type { components, operations, paths, webhooks } from './generated/openapi.js';
 
-/** Every named schema of the document (`Schemas['Task']`, `Schemas['File']`, ...). */
+/** Every named schema of the document (`Schemas['Task']`, `Schemas['FileRecord']`, ...). */
 export type Schemas = components['schemas'];
 export type Task = Schemas['Task'];
 export type Project = Schemas['Project'];
 export type Member = Schemas['Member'];
-export type Comment = Schemas['Comment'];
+export type Comment = Schemas['CommentRecord'];
 export type Webhook = Schemas['Webhook'];
 export type Delivery = Schemas['Delivery'];
 export type ApiKey = Schemas['ApiKey'];
 export type Invitation = Schemas['Invitation'];
 /** The body of every non-2xx answer: `{ error: { code, message, param, type } }`. */
-export type ApiErrorBody = Schemas['Error'];
+export type ApiErrorBody = Schemas['ErrorBody'];
 
 type JsonOk<Operation> = Operation extends { responses: { 200: { content: { 'application/json': infer Body } } } } ? Body : never;
 type GetOperation<P extends keyof paths> = paths[P] extends { get: infer Operation } ? Operation : never;

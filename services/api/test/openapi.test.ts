@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { once } from 'node:events';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -14,7 +14,23 @@ import { Conformance } from './support/conformance';
 import { as, client, createHarness, createOrg, type Harness } from './support/harness';
 
 let h: Harness;
-let document: { openapi: string; paths: Record<string, Record<string, { security?: unknown[] }>>; webhooks: Record<string, unknown> };
+interface DescribedOperation {
+  operationId?: string;
+  security?: unknown[];
+  parameters?: { name: string; in: string; schema: { format?: string } }[];
+  requestBody?: { content: Record<string, { schema: Schema }> };
+  responses: Record<string, { headers?: Record<string, unknown> }>;
+}
+interface Schema {
+  [keyword: string]: unknown;
+  properties?: Record<string, Schema>;
+}
+let document: {
+  openapi: string;
+  paths: Record<string, Record<string, DescribedOperation>>;
+  webhooks: Record<string, Record<string, DescribedOperation>>;
+  components: { schemas: Record<string, Schema> };
+};
 
 beforeAll(async () => {
   h = createHarness();
@@ -65,6 +81,73 @@ describe('GET /v1/openapi.json', () => {
 
   it('has a webhooks entry for each of the 15 event types', () => {
     expect(Object.keys(document.webhooks).sort()).toEqual([...EVENT_TYPES].sort());
+  });
+});
+
+describe('what client generators read in it', () => {
+  const operations = () => [...Object.values(document.paths), ...Object.values(document.webhooks)].flatMap((item) => Object.values(item));
+  /** Every schema node below a value, depth first. */
+  const nodes = (value: unknown): Schema[] =>
+    typeof value === 'object' && value !== null ? [value as Schema, ...Object.values(value).flatMap((child) => nodes(child))] : [];
+
+  it('names every operation and webhook entry with a short camelCase operationId, unique', () => {
+    const ids = operations().map((operation) => operation.operationId ?? '');
+    expect(ids).toHaveLength(apiRoutes.length + publicRoutes.length + EVENT_TYPES.length);
+    expect(ids.filter((id) => !/^[a-z][a-zA-Z0-9]{2,39}$/.test(id))).toEqual([]);
+    expect(ids.length - new Set(ids).size).toBe(0);
+    expect([
+      document.paths['/v1/tasks']!.post!.operationId,
+      document.paths['/v1/tasks/{taskId}/comments']!.get!.operationId,
+      document.paths['/v1/webhooks/{webhookId}/deliveries/{deliveryId}/redeliver']!.post!.operationId,
+      document.webhooks['member.role_changed']!.post!.operationId,
+    ]).toEqual(['createTask', 'listTaskComments', 'redeliverWebhookDelivery', 'memberRoleChanged']);
+  });
+
+  it('names no schema after a global of JavaScript, Node or the DOM (File, Error, Event, Comment...)', () => {
+    const dom = readFileSync(require.resolve('typescript/lib/lib.dom.d.ts'), 'utf8');
+    const globals = new Set([...Object.getOwnPropertyNames(globalThis), ...[...dom.matchAll(/^declare var (\w+)\b/gm)].map((m) => m[1]!)]);
+    expect(globals).toContain('Comment');
+    expect(Object.keys(document.components.schemas).filter((name) => globals.has(name))).toEqual([]);
+  });
+
+  it('declares every input timestamp as a date-time, in query, path and body alike', () => {
+    const timestamps = ['dueDate', 'dueBefore', 'dueAfter', 'updatedSince', 'createdSince', 'expiresAt', 'since', 'until'];
+    const inputs = Object.values(document.paths)
+      .flatMap((item) => Object.values(item))
+      .flatMap((operation) => [
+        ...(operation.parameters ?? []).map(({ name, schema }) => [name, schema] as const),
+        ...Object.values(operation.requestBody?.content ?? {}).flatMap(({ schema }) => Object.entries(schema.properties ?? {})),
+      ])
+      .filter(([name]) => timestamps.includes(name));
+    expect([...new Set(inputs.map(([name]) => name))].sort()).toEqual([...timestamps].sort());
+    expect(inputs.filter(([, schema]) => schema.format !== 'date-time').map(([name]) => name)).toEqual([]);
+  });
+
+  it('says maps with propertyNames and a value schema, not patternProperties beside additionalProperties: false', () => {
+    expect(nodes(document).filter((node) => 'patternProperties' in node)).toEqual([]);
+    expect(document.components.schemas.Task!.properties!.customFields).toEqual({
+      type: 'object',
+      propertyNames: { pattern: '^.{1,100}$' },
+      additionalProperties: { anyOf: [{ type: 'string' }, { type: 'number' }, { type: 'boolean' }, { const: null }] },
+    });
+  });
+
+  it('gives an uploaded file its media type (OpenAPI 3.1), not format: binary', () => {
+    const upload = document.paths['/v1/files']!.post!.requestBody!.content['multipart/form-data']!.schema;
+    expect(upload.properties!.file).toEqual({ type: 'string', contentMediaType: 'application/octet-stream' });
+    expect(nodes(document).filter((node) => node.format === 'binary')).toEqual([]);
+  });
+
+  it('declares 405 with its Allow header and 431 on every operation', () => {
+    for (const [path, item] of Object.entries(document.paths)) {
+      for (const [method, operation] of Object.entries(item)) {
+        expect({ at: `${method} ${path}`, allow: Object.keys(operation.responses['405']?.headers ?? {}), has431: '431' in operation.responses }).toEqual({
+          at: `${method} ${path}`,
+          allow: expect.arrayContaining(['Allow']),
+          has431: true,
+        });
+      }
+    }
   });
 });
 

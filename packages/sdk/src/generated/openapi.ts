@@ -19,13 +19,13 @@ export interface paths {
          *
          *     Needs the `tasks:read` permission.
          */
-        get: operations["getTasks"];
+        get: operations["listTasks"];
         put?: never;
         /**
          * Create a task
          * @description Needs the `tasks:write` permission.
          */
-        post: operations["postTasks"];
+        post: operations["createTask"];
         delete?: never;
         options?: never;
         head?: never;
@@ -43,14 +43,14 @@ export interface paths {
          * Get a task
          * @description Needs the `tasks:read` permission.
          */
-        get: operations["getTasksTaskId"];
+        get: operations["getTask"];
         put?: never;
         post?: never;
         /**
          * Delete a task and its comments
          * @description Needs the `tasks:write` permission.
          */
-        delete: operations["deleteTasksTaskId"];
+        delete: operations["deleteTask"];
         options?: never;
         head?: never;
         /**
@@ -59,7 +59,7 @@ export interface paths {
          *
          *     Needs the `tasks:write` permission.
          */
-        patch: operations["patchTasksTaskId"];
+        patch: operations["updateTask"];
         trace?: never;
     };
     "/v1/projects": {
@@ -75,13 +75,13 @@ export interface paths {
          *
          *     Needs the `projects:read` permission.
          */
-        get: operations["getProjects"];
+        get: operations["listProjects"];
         put?: never;
         /**
          * Create a project
          * @description Needs the `projects:write` permission.
          */
-        post: operations["postProjects"];
+        post: operations["createProject"];
         delete?: never;
         options?: never;
         head?: never;
@@ -99,7 +99,7 @@ export interface paths {
          * Get a project
          * @description Needs the `projects:read` permission.
          */
-        get: operations["getProjectsProjectId"];
+        get: operations["getProject"];
         put?: never;
         post?: never;
         /**
@@ -108,7 +108,7 @@ export interface paths {
          *
          *     Needs the `projects:write` permission.
          */
-        delete: operations["deleteProjectsProjectId"];
+        delete: operations["deleteProject"];
         options?: never;
         head?: never;
         /**
@@ -117,7 +117,7 @@ export interface paths {
          *
          *     Needs the `projects:write` permission.
          */
-        patch: operations["patchProjectsProjectId"];
+        patch: operations["updateProject"];
         trace?: never;
     };
     "/v1/api-keys": {
@@ -133,7 +133,7 @@ export interface paths {
          *
          *     Needs the `api_keys:write` permission.
          */
-        get: operations["getApiKeys"];
+        get: operations["listApiKeys"];
         put?: never;
         /**
          * Create an API key
@@ -141,7 +141,7 @@ export interface paths {
          *
          *     Needs the `api_keys:write` permission.
          */
-        post: operations["postApiKeys"];
+        post: operations["createApiKey"];
         delete?: never;
         options?: never;
         head?: never;
@@ -164,7 +164,7 @@ export interface paths {
          *
          *     Needs the `api_keys:write` permission.
          */
-        delete: operations["deleteApiKeysKeyId"];
+        delete: operations["revokeApiKey"];
         options?: never;
         head?: never;
         patch?: never;
@@ -183,7 +183,7 @@ export interface paths {
          *
          *     Needs the `webhooks:read` permission.
          */
-        get: operations["getWebhooks"];
+        get: operations["listWebhooks"];
         put?: never;
         /**
          * Create a webhook subscription
@@ -191,7 +191,7 @@ export interface paths {
          *
          *     Needs the `webhooks:write` permission.
          */
-        post: operations["postWebhooks"];
+        post: operations["createWebhook"];
         delete?: never;
         options?: never;
         head?: never;
@@ -209,7 +209,7 @@ export interface paths {
          * Get a webhook subscription
          * @description Needs the `webhooks:read` permission.
          */
-        get: operations["getWebhooksWebhookId"];
+        get: operations["getWebhook"];
         put?: never;
         post?: never;
         /**
@@ -218,7 +218,7 @@ export interface paths {
          *
          *     Needs the `webhooks:write` permission.
          */
-        delete: operations["deleteWebhooksWebhookId"];
+        delete: operations["deleteWebhook"];
         options?: never;
         head?: never;
         /**
@@ -227,7 +227,7 @@ export interface paths {
          *
          *     Needs the `webhooks:write` permission.
          */
-        patch: operations["patchWebhooksWebhookId"];
+        patch: operations["updateWebhook"];
         trace?: never;
     };
     "/v1/webhooks/{webhookId}/secret": {
@@ -243,7 +243,7 @@ export interface paths {
          *
          *     Needs the `webhooks:write` permission.
          */
-        get: operations["getWebhooksWebhookIdSecret"];
+        get: operations["getWebhookSecret"];
         put?: never;
         post?: never;
         delete?: never;
@@ -265,7 +265,7 @@ export interface paths {
          *
          *     Needs the `webhooks:read` permission.
          */
-        get: operations["getWebhooksWebhookIdDeliveries"];
+        get: operations["listWebhookDeliveries"];
         put?: never;
         post?: never;
         delete?: never;
@@ -287,7 +287,7 @@ export interface paths {
          *
          *     Needs the `webhooks:read` permission.
          */
-        get: operations["getWebhooksWebhookIdDeliveriesDeliveryId"];
+        get: operations["getWebhookDelivery"];
         put?: never;
         post?: never;
         delete?: never;
@@ -311,7 +311,7 @@ export interface paths {
          *
          *     Needs the `webhooks:write` permission.
          */
-        post: operations["postWebhooksWebhookIdTest"];
+        post: operations["testWebhook"];
         delete?: never;
         options?: never;
         head?: never;
@@ -333,7 +333,7 @@ export interface paths {
          *
          *     Needs the `webhooks:write` permission.
          */
-        post: operations["postWebhooksWebhookIdDeliveriesDeliveryIdRedeliver"];
+        post: operations["redeliverWebhookDelivery"];
         delete?: never;
         options?: never;
         head?: never;
@@ -355,7 +355,7 @@ export interface paths {
          *
          *     Needs the `webhooks:write` permission.
          */
-        post: operations["postWebhooksWebhookIdRecover"];
+        post: operations["recoverWebhookDeliveries"];
         delete?: never;
         options?: never;
         head?: never;
@@ -373,7 +373,7 @@ export interface paths {
          * A subscription's delivery health over the last 24 hours
          * @description Needs the `webhooks:read` permission.
          */
-        get: operations["getWebhooksWebhookIdStats"];
+        get: operations["getWebhookStats"];
         put?: never;
         post?: never;
         delete?: never;
@@ -395,7 +395,7 @@ export interface paths {
          *
          *     Needs the `files:read` permission.
          */
-        get: operations["getFiles"];
+        get: operations["listFiles"];
         put?: never;
         /**
          * Upload a file
@@ -403,7 +403,7 @@ export interface paths {
          *
          *     Needs the `files:write` permission.
          */
-        post: operations["postFiles"];
+        post: operations["uploadFile"];
         delete?: never;
         options?: never;
         head?: never;
@@ -421,7 +421,7 @@ export interface paths {
          * Get a file's record
          * @description Needs the `files:read` permission.
          */
-        get: operations["getFilesFileId"];
+        get: operations["getFile"];
         put?: never;
         post?: never;
         /**
@@ -430,7 +430,7 @@ export interface paths {
          *
          *     Needs the `files:write` permission.
          */
-        delete: operations["deleteFilesFileId"];
+        delete: operations["deleteFile"];
         options?: never;
         head?: never;
         patch?: never;
@@ -449,7 +449,7 @@ export interface paths {
          *
          *     Needs the `files:read` permission.
          */
-        get: operations["getFilesFileIdDownload"];
+        get: operations["getFileDownloadUrl"];
         put?: never;
         post?: never;
         delete?: never;
@@ -471,7 +471,7 @@ export interface paths {
          *
          *     Needs the `members:read` permission.
          */
-        get: operations["getMembers"];
+        get: operations["listMembers"];
         put?: never;
         post?: never;
         delete?: never;
@@ -493,7 +493,7 @@ export interface paths {
          *
          *     Needs the `members:read` permission.
          */
-        get: operations["getMembersInvitations"];
+        get: operations["listInvitations"];
         put?: never;
         post?: never;
         delete?: never;
@@ -518,7 +518,7 @@ export interface paths {
          *
          *     Needs the `members:write` permission.
          */
-        delete: operations["deleteMembersInvitationsInvitationId"];
+        delete: operations["revokeInvitation"];
         options?: never;
         head?: never;
         patch?: never;
@@ -539,7 +539,7 @@ export interface paths {
          *
          *     Needs the `members:write` permission.
          */
-        post: operations["postMembersInvite"];
+        post: operations["inviteMember"];
         delete?: never;
         options?: never;
         head?: never;
@@ -562,7 +562,7 @@ export interface paths {
          *
          *     Needs the `members:write` permission.
          */
-        delete: operations["deleteMembersUserId"];
+        delete: operations["removeMember"];
         options?: never;
         head?: never;
         /**
@@ -571,7 +571,7 @@ export interface paths {
          *
          *     Needs the `members:write` permission.
          */
-        patch: operations["patchMembersUserId"];
+        patch: operations["updateMember"];
         trace?: never;
     };
     "/v1/tasks/{taskId}/comments": {
@@ -587,7 +587,7 @@ export interface paths {
          *
          *     Needs the `comments:read` permission.
          */
-        get: operations["getTasksTaskIdComments"];
+        get: operations["listTaskComments"];
         put?: never;
         /**
          * Comment on a task
@@ -595,7 +595,7 @@ export interface paths {
          *
          *     Needs the `comments:write` permission.
          */
-        post: operations["postTasksTaskIdComments"];
+        post: operations["createTaskComment"];
         delete?: never;
         options?: never;
         head?: never;
@@ -613,7 +613,7 @@ export interface paths {
          * Get a comment
          * @description Needs the `comments:read` permission.
          */
-        get: operations["getTasksTaskIdCommentsCommentId"];
+        get: operations["getTaskComment"];
         put?: never;
         post?: never;
         /**
@@ -622,7 +622,7 @@ export interface paths {
          *
          *     Needs the `comments:write` permission.
          */
-        delete: operations["deleteTasksTaskIdCommentsCommentId"];
+        delete: operations["deleteTaskComment"];
         options?: never;
         head?: never;
         /**
@@ -631,7 +631,7 @@ export interface paths {
          *
          *     Needs the `comments:write` permission.
          */
-        patch: operations["patchTasksTaskIdCommentsCommentId"];
+        patch: operations["updateTaskComment"];
         trace?: never;
     };
     "/v1/events": {
@@ -647,7 +647,7 @@ export interface paths {
          *
          *     Needs the `webhooks:read` permission.
          */
-        get: operations["getEvents"];
+        get: operations["listEvents"];
         put?: never;
         post?: never;
         delete?: never;
@@ -669,7 +669,7 @@ export interface paths {
          *
          *     Needs the `webhooks:read` permission.
          */
-        get: operations["getEventsEventId"];
+        get: operations["getEvent"];
         put?: never;
         post?: never;
         delete?: never;
@@ -693,7 +693,7 @@ export interface paths {
          *
          *     Needs the `members:read` permission.
          */
-        post: operations["postDashboardLinks"];
+        post: operations["createDashboardLink"];
         delete?: never;
         options?: never;
         head?: never;
@@ -715,7 +715,7 @@ export interface paths {
          *
          *     Needs no API key.
          */
-        post: operations["postInvitationsAccept"];
+        post: operations["acceptInvitation"];
         delete?: never;
         options?: never;
         head?: never;
@@ -737,94 +737,7 @@ export interface webhooks {
          * task.created delivery
          * @description Any 2xx within 5 s is success; otherwise retried 1 min, 5 min, 15 min, 1 h, 3 h and 6 h later, with the same deliveryId and body.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header: {
-                    /** @description sha256=<hex HMAC-SHA256 of the raw body, keyed with the secret> */
-                    "X-Service-Signature": string;
-                    /** @description The event type */
-                    "X-Service-Event": string;
-                    /** @description The deliveryId */
-                    "X-Service-Delivery": string;
-                    /** @description Standard Webhooks: the deliveryId */
-                    "webhook-id": string;
-                    /** @description Standard Webhooks: Unix seconds of this attempt */
-                    "webhook-timestamp": string;
-                    /** @description Standard Webhooks: v1,<base64 HMAC-SHA256 of "id.timestamp.body">; two during a secret rotation */
-                    "webhook-signature": string;
-                };
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    /**
-                     * @example {
-                     *       "event": "task.created",
-                     *       "timestamp": "2026-01-01T00:00:00.000Z",
-                     *       "webhookId": "whk_sample",
-                     *       "deliveryId": "dlv_sample",
-                     *       "data": {
-                     *         "id": "tsk_sample",
-                     *         "title": "Sample task",
-                     *         "description": null,
-                     *         "status": "todo",
-                     *         "priority": "medium",
-                     *         "projectId": "prj_sample",
-                     *         "assigneeId": null,
-                     *         "creatorId": "usr_sample",
-                     *         "dueDate": null,
-                     *         "customFields": {},
-                     *         "createdAt": "2026-01-01T00:00:00.000Z",
-                     *         "updatedAt": "2026-01-01T00:00:00.000Z"
-                     *       },
-                     *       "organization": {
-                     *         "id": "org_sample",
-                     *         "name": "Acme"
-                     *       }
-                     *     }
-                     */
-                    "application/json": {
-                        /** @constant */
-                        event: "task.created";
-                        /**
-                         * Format: date-time
-                         * @description When the event happened; orders deliveries, which can arrive in any order
-                         * @example 2026-11-21T10:00:00.000Z
-                         */
-                        timestamp: string;
-                        /** @example whk_01JD2X5K8Y3V4M7N9P0Q1R2S3T */
-                        webhookId: string;
-                        /**
-                         * @description Stable across retries and redeliveries: deduplicate on it
-                         * @example dlv_01JD2X5K8Y3V4M7N9P0Q1R2S3T
-                         */
-                        deliveryId: string;
-                        data: components["schemas"]["Task"];
-                        organization: {
-                            /** @example org_01JD2X5K8Y3V4M7N9P0Q1R2S3T */
-                            id: string;
-                            name: string;
-                        };
-                        /**
-                         * @description Present on sample deliveries of POST /webhooks/{id}/test
-                         * @constant
-                         */
-                        test?: true;
-                    };
-                };
-            };
-            responses: {
-                /** @description Received */
-                "2XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
+        post: operations["taskCreated"];
         delete?: never;
         options?: never;
         head?: never;
@@ -844,97 +757,7 @@ export interface webhooks {
          * task.updated delivery
          * @description Any 2xx within 5 s is success; otherwise retried 1 min, 5 min, 15 min, 1 h, 3 h and 6 h later, with the same deliveryId and body.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header: {
-                    /** @description sha256=<hex HMAC-SHA256 of the raw body, keyed with the secret> */
-                    "X-Service-Signature": string;
-                    /** @description The event type */
-                    "X-Service-Event": string;
-                    /** @description The deliveryId */
-                    "X-Service-Delivery": string;
-                    /** @description Standard Webhooks: the deliveryId */
-                    "webhook-id": string;
-                    /** @description Standard Webhooks: Unix seconds of this attempt */
-                    "webhook-timestamp": string;
-                    /** @description Standard Webhooks: v1,<base64 HMAC-SHA256 of "id.timestamp.body">; two during a secret rotation */
-                    "webhook-signature": string;
-                };
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    /**
-                     * @example {
-                     *       "event": "task.updated",
-                     *       "timestamp": "2026-01-01T00:00:00.000Z",
-                     *       "webhookId": "whk_sample",
-                     *       "deliveryId": "dlv_sample",
-                     *       "data": {
-                     *         "id": "tsk_sample",
-                     *         "title": "Sample task",
-                     *         "description": null,
-                     *         "status": "in_progress",
-                     *         "priority": "medium",
-                     *         "projectId": "prj_sample",
-                     *         "assigneeId": null,
-                     *         "creatorId": "usr_sample",
-                     *         "dueDate": null,
-                     *         "customFields": {},
-                     *         "createdAt": "2026-01-01T00:00:00.000Z",
-                     *         "updatedAt": "2026-01-01T00:00:00.000Z",
-                     *         "previousAttributes": {
-                     *           "status": "todo"
-                     *         }
-                     *       },
-                     *       "organization": {
-                     *         "id": "org_sample",
-                     *         "name": "Acme"
-                     *       }
-                     *     }
-                     */
-                    "application/json": {
-                        /** @constant */
-                        event: "task.updated";
-                        /**
-                         * Format: date-time
-                         * @description When the event happened; orders deliveries, which can arrive in any order
-                         * @example 2026-11-21T10:00:00.000Z
-                         */
-                        timestamp: string;
-                        /** @example whk_01JD2X5K8Y3V4M7N9P0Q1R2S3T */
-                        webhookId: string;
-                        /**
-                         * @description Stable across retries and redeliveries: deduplicate on it
-                         * @example dlv_01JD2X5K8Y3V4M7N9P0Q1R2S3T
-                         */
-                        deliveryId: string;
-                        data: components["schemas"]["TaskChanged"];
-                        organization: {
-                            /** @example org_01JD2X5K8Y3V4M7N9P0Q1R2S3T */
-                            id: string;
-                            name: string;
-                        };
-                        /**
-                         * @description Present on sample deliveries of POST /webhooks/{id}/test
-                         * @constant
-                         */
-                        test?: true;
-                    };
-                };
-            };
-            responses: {
-                /** @description Received */
-                "2XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
+        post: operations["taskUpdated"];
         delete?: never;
         options?: never;
         head?: never;
@@ -954,94 +777,7 @@ export interface webhooks {
          * task.deleted delivery
          * @description Any 2xx within 5 s is success; otherwise retried 1 min, 5 min, 15 min, 1 h, 3 h and 6 h later, with the same deliveryId and body.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header: {
-                    /** @description sha256=<hex HMAC-SHA256 of the raw body, keyed with the secret> */
-                    "X-Service-Signature": string;
-                    /** @description The event type */
-                    "X-Service-Event": string;
-                    /** @description The deliveryId */
-                    "X-Service-Delivery": string;
-                    /** @description Standard Webhooks: the deliveryId */
-                    "webhook-id": string;
-                    /** @description Standard Webhooks: Unix seconds of this attempt */
-                    "webhook-timestamp": string;
-                    /** @description Standard Webhooks: v1,<base64 HMAC-SHA256 of "id.timestamp.body">; two during a secret rotation */
-                    "webhook-signature": string;
-                };
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    /**
-                     * @example {
-                     *       "event": "task.deleted",
-                     *       "timestamp": "2026-01-01T00:00:00.000Z",
-                     *       "webhookId": "whk_sample",
-                     *       "deliveryId": "dlv_sample",
-                     *       "data": {
-                     *         "id": "tsk_sample",
-                     *         "title": "Sample task",
-                     *         "description": null,
-                     *         "status": "todo",
-                     *         "priority": "medium",
-                     *         "projectId": "prj_sample",
-                     *         "assigneeId": null,
-                     *         "creatorId": "usr_sample",
-                     *         "dueDate": null,
-                     *         "customFields": {},
-                     *         "createdAt": "2026-01-01T00:00:00.000Z",
-                     *         "updatedAt": "2026-01-01T00:00:00.000Z"
-                     *       },
-                     *       "organization": {
-                     *         "id": "org_sample",
-                     *         "name": "Acme"
-                     *       }
-                     *     }
-                     */
-                    "application/json": {
-                        /** @constant */
-                        event: "task.deleted";
-                        /**
-                         * Format: date-time
-                         * @description When the event happened; orders deliveries, which can arrive in any order
-                         * @example 2026-11-21T10:00:00.000Z
-                         */
-                        timestamp: string;
-                        /** @example whk_01JD2X5K8Y3V4M7N9P0Q1R2S3T */
-                        webhookId: string;
-                        /**
-                         * @description Stable across retries and redeliveries: deduplicate on it
-                         * @example dlv_01JD2X5K8Y3V4M7N9P0Q1R2S3T
-                         */
-                        deliveryId: string;
-                        data: components["schemas"]["Task"];
-                        organization: {
-                            /** @example org_01JD2X5K8Y3V4M7N9P0Q1R2S3T */
-                            id: string;
-                            name: string;
-                        };
-                        /**
-                         * @description Present on sample deliveries of POST /webhooks/{id}/test
-                         * @constant
-                         */
-                        test?: true;
-                    };
-                };
-            };
-            responses: {
-                /** @description Received */
-                "2XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
+        post: operations["taskDeleted"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1061,94 +797,7 @@ export interface webhooks {
          * task.completed delivery
          * @description Any 2xx within 5 s is success; otherwise retried 1 min, 5 min, 15 min, 1 h, 3 h and 6 h later, with the same deliveryId and body.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header: {
-                    /** @description sha256=<hex HMAC-SHA256 of the raw body, keyed with the secret> */
-                    "X-Service-Signature": string;
-                    /** @description The event type */
-                    "X-Service-Event": string;
-                    /** @description The deliveryId */
-                    "X-Service-Delivery": string;
-                    /** @description Standard Webhooks: the deliveryId */
-                    "webhook-id": string;
-                    /** @description Standard Webhooks: Unix seconds of this attempt */
-                    "webhook-timestamp": string;
-                    /** @description Standard Webhooks: v1,<base64 HMAC-SHA256 of "id.timestamp.body">; two during a secret rotation */
-                    "webhook-signature": string;
-                };
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    /**
-                     * @example {
-                     *       "event": "task.completed",
-                     *       "timestamp": "2026-01-01T00:00:00.000Z",
-                     *       "webhookId": "whk_sample",
-                     *       "deliveryId": "dlv_sample",
-                     *       "data": {
-                     *         "id": "tsk_sample",
-                     *         "title": "Sample task",
-                     *         "description": null,
-                     *         "status": "done",
-                     *         "priority": "medium",
-                     *         "projectId": "prj_sample",
-                     *         "assigneeId": null,
-                     *         "creatorId": "usr_sample",
-                     *         "dueDate": null,
-                     *         "customFields": {},
-                     *         "createdAt": "2026-01-01T00:00:00.000Z",
-                     *         "updatedAt": "2026-01-01T00:00:00.000Z"
-                     *       },
-                     *       "organization": {
-                     *         "id": "org_sample",
-                     *         "name": "Acme"
-                     *       }
-                     *     }
-                     */
-                    "application/json": {
-                        /** @constant */
-                        event: "task.completed";
-                        /**
-                         * Format: date-time
-                         * @description When the event happened; orders deliveries, which can arrive in any order
-                         * @example 2026-11-21T10:00:00.000Z
-                         */
-                        timestamp: string;
-                        /** @example whk_01JD2X5K8Y3V4M7N9P0Q1R2S3T */
-                        webhookId: string;
-                        /**
-                         * @description Stable across retries and redeliveries: deduplicate on it
-                         * @example dlv_01JD2X5K8Y3V4M7N9P0Q1R2S3T
-                         */
-                        deliveryId: string;
-                        data: components["schemas"]["Task"];
-                        organization: {
-                            /** @example org_01JD2X5K8Y3V4M7N9P0Q1R2S3T */
-                            id: string;
-                            name: string;
-                        };
-                        /**
-                         * @description Present on sample deliveries of POST /webhooks/{id}/test
-                         * @constant
-                         */
-                        test?: true;
-                    };
-                };
-            };
-            responses: {
-                /** @description Received */
-                "2XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
+        post: operations["taskCompleted"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1168,91 +817,7 @@ export interface webhooks {
          * project.created delivery
          * @description Any 2xx within 5 s is success; otherwise retried 1 min, 5 min, 15 min, 1 h, 3 h and 6 h later, with the same deliveryId and body.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header: {
-                    /** @description sha256=<hex HMAC-SHA256 of the raw body, keyed with the secret> */
-                    "X-Service-Signature": string;
-                    /** @description The event type */
-                    "X-Service-Event": string;
-                    /** @description The deliveryId */
-                    "X-Service-Delivery": string;
-                    /** @description Standard Webhooks: the deliveryId */
-                    "webhook-id": string;
-                    /** @description Standard Webhooks: Unix seconds of this attempt */
-                    "webhook-timestamp": string;
-                    /** @description Standard Webhooks: v1,<base64 HMAC-SHA256 of "id.timestamp.body">; two during a secret rotation */
-                    "webhook-signature": string;
-                };
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    /**
-                     * @example {
-                     *       "event": "project.created",
-                     *       "timestamp": "2026-01-01T00:00:00.000Z",
-                     *       "webhookId": "whk_sample",
-                     *       "deliveryId": "dlv_sample",
-                     *       "data": {
-                     *         "id": "prj_sample",
-                     *         "name": "Sample project",
-                     *         "description": null,
-                     *         "icon": null,
-                     *         "color": null,
-                     *         "archived": false,
-                     *         "archivedAt": null,
-                     *         "createdAt": "2026-01-01T00:00:00.000Z",
-                     *         "updatedAt": "2026-01-01T00:00:00.000Z"
-                     *       },
-                     *       "organization": {
-                     *         "id": "org_sample",
-                     *         "name": "Acme"
-                     *       }
-                     *     }
-                     */
-                    "application/json": {
-                        /** @constant */
-                        event: "project.created";
-                        /**
-                         * Format: date-time
-                         * @description When the event happened; orders deliveries, which can arrive in any order
-                         * @example 2026-11-21T10:00:00.000Z
-                         */
-                        timestamp: string;
-                        /** @example whk_01JD2X5K8Y3V4M7N9P0Q1R2S3T */
-                        webhookId: string;
-                        /**
-                         * @description Stable across retries and redeliveries: deduplicate on it
-                         * @example dlv_01JD2X5K8Y3V4M7N9P0Q1R2S3T
-                         */
-                        deliveryId: string;
-                        data: components["schemas"]["Project"];
-                        organization: {
-                            /** @example org_01JD2X5K8Y3V4M7N9P0Q1R2S3T */
-                            id: string;
-                            name: string;
-                        };
-                        /**
-                         * @description Present on sample deliveries of POST /webhooks/{id}/test
-                         * @constant
-                         */
-                        test?: true;
-                    };
-                };
-            };
-            responses: {
-                /** @description Received */
-                "2XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
+        post: operations["projectCreated"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1272,94 +837,7 @@ export interface webhooks {
          * project.updated delivery
          * @description Any 2xx within 5 s is success; otherwise retried 1 min, 5 min, 15 min, 1 h, 3 h and 6 h later, with the same deliveryId and body.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header: {
-                    /** @description sha256=<hex HMAC-SHA256 of the raw body, keyed with the secret> */
-                    "X-Service-Signature": string;
-                    /** @description The event type */
-                    "X-Service-Event": string;
-                    /** @description The deliveryId */
-                    "X-Service-Delivery": string;
-                    /** @description Standard Webhooks: the deliveryId */
-                    "webhook-id": string;
-                    /** @description Standard Webhooks: Unix seconds of this attempt */
-                    "webhook-timestamp": string;
-                    /** @description Standard Webhooks: v1,<base64 HMAC-SHA256 of "id.timestamp.body">; two during a secret rotation */
-                    "webhook-signature": string;
-                };
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    /**
-                     * @example {
-                     *       "event": "project.updated",
-                     *       "timestamp": "2026-01-01T00:00:00.000Z",
-                     *       "webhookId": "whk_sample",
-                     *       "deliveryId": "dlv_sample",
-                     *       "data": {
-                     *         "id": "prj_sample",
-                     *         "name": "Renamed",
-                     *         "description": null,
-                     *         "icon": null,
-                     *         "color": null,
-                     *         "archived": false,
-                     *         "archivedAt": null,
-                     *         "createdAt": "2026-01-01T00:00:00.000Z",
-                     *         "updatedAt": "2026-01-01T00:00:00.000Z",
-                     *         "previousAttributes": {
-                     *           "name": "Sample project"
-                     *         }
-                     *       },
-                     *       "organization": {
-                     *         "id": "org_sample",
-                     *         "name": "Acme"
-                     *       }
-                     *     }
-                     */
-                    "application/json": {
-                        /** @constant */
-                        event: "project.updated";
-                        /**
-                         * Format: date-time
-                         * @description When the event happened; orders deliveries, which can arrive in any order
-                         * @example 2026-11-21T10:00:00.000Z
-                         */
-                        timestamp: string;
-                        /** @example whk_01JD2X5K8Y3V4M7N9P0Q1R2S3T */
-                        webhookId: string;
-                        /**
-                         * @description Stable across retries and redeliveries: deduplicate on it
-                         * @example dlv_01JD2X5K8Y3V4M7N9P0Q1R2S3T
-                         */
-                        deliveryId: string;
-                        data: components["schemas"]["ProjectChanged"];
-                        organization: {
-                            /** @example org_01JD2X5K8Y3V4M7N9P0Q1R2S3T */
-                            id: string;
-                            name: string;
-                        };
-                        /**
-                         * @description Present on sample deliveries of POST /webhooks/{id}/test
-                         * @constant
-                         */
-                        test?: true;
-                    };
-                };
-            };
-            responses: {
-                /** @description Received */
-                "2XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
+        post: operations["projectUpdated"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1379,91 +857,7 @@ export interface webhooks {
          * project.deleted delivery
          * @description Any 2xx within 5 s is success; otherwise retried 1 min, 5 min, 15 min, 1 h, 3 h and 6 h later, with the same deliveryId and body.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header: {
-                    /** @description sha256=<hex HMAC-SHA256 of the raw body, keyed with the secret> */
-                    "X-Service-Signature": string;
-                    /** @description The event type */
-                    "X-Service-Event": string;
-                    /** @description The deliveryId */
-                    "X-Service-Delivery": string;
-                    /** @description Standard Webhooks: the deliveryId */
-                    "webhook-id": string;
-                    /** @description Standard Webhooks: Unix seconds of this attempt */
-                    "webhook-timestamp": string;
-                    /** @description Standard Webhooks: v1,<base64 HMAC-SHA256 of "id.timestamp.body">; two during a secret rotation */
-                    "webhook-signature": string;
-                };
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    /**
-                     * @example {
-                     *       "event": "project.deleted",
-                     *       "timestamp": "2026-01-01T00:00:00.000Z",
-                     *       "webhookId": "whk_sample",
-                     *       "deliveryId": "dlv_sample",
-                     *       "data": {
-                     *         "id": "prj_sample",
-                     *         "name": "Sample project",
-                     *         "description": null,
-                     *         "icon": null,
-                     *         "color": null,
-                     *         "archived": false,
-                     *         "archivedAt": null,
-                     *         "createdAt": "2026-01-01T00:00:00.000Z",
-                     *         "updatedAt": "2026-01-01T00:00:00.000Z"
-                     *       },
-                     *       "organization": {
-                     *         "id": "org_sample",
-                     *         "name": "Acme"
-                     *       }
-                     *     }
-                     */
-                    "application/json": {
-                        /** @constant */
-                        event: "project.deleted";
-                        /**
-                         * Format: date-time
-                         * @description When the event happened; orders deliveries, which can arrive in any order
-                         * @example 2026-11-21T10:00:00.000Z
-                         */
-                        timestamp: string;
-                        /** @example whk_01JD2X5K8Y3V4M7N9P0Q1R2S3T */
-                        webhookId: string;
-                        /**
-                         * @description Stable across retries and redeliveries: deduplicate on it
-                         * @example dlv_01JD2X5K8Y3V4M7N9P0Q1R2S3T
-                         */
-                        deliveryId: string;
-                        data: components["schemas"]["Project"];
-                        organization: {
-                            /** @example org_01JD2X5K8Y3V4M7N9P0Q1R2S3T */
-                            id: string;
-                            name: string;
-                        };
-                        /**
-                         * @description Present on sample deliveries of POST /webhooks/{id}/test
-                         * @constant
-                         */
-                        test?: true;
-                    };
-                };
-            };
-            responses: {
-                /** @description Received */
-                "2XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
+        post: operations["projectDeleted"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1483,87 +877,7 @@ export interface webhooks {
          * member.added delivery
          * @description Any 2xx within 5 s is success; otherwise retried 1 min, 5 min, 15 min, 1 h, 3 h and 6 h later, with the same deliveryId and body.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header: {
-                    /** @description sha256=<hex HMAC-SHA256 of the raw body, keyed with the secret> */
-                    "X-Service-Signature": string;
-                    /** @description The event type */
-                    "X-Service-Event": string;
-                    /** @description The deliveryId */
-                    "X-Service-Delivery": string;
-                    /** @description Standard Webhooks: the deliveryId */
-                    "webhook-id": string;
-                    /** @description Standard Webhooks: Unix seconds of this attempt */
-                    "webhook-timestamp": string;
-                    /** @description Standard Webhooks: v1,<base64 HMAC-SHA256 of "id.timestamp.body">; two during a secret rotation */
-                    "webhook-signature": string;
-                };
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    /**
-                     * @example {
-                     *       "event": "member.added",
-                     *       "timestamp": "2026-01-01T00:00:00.000Z",
-                     *       "webhookId": "whk_sample",
-                     *       "deliveryId": "dlv_sample",
-                     *       "data": {
-                     *         "id": "usr_sample",
-                     *         "email": "sample@example.com",
-                     *         "name": "Sample",
-                     *         "role": "member",
-                     *         "joinedAt": "2026-01-01T00:00:00.000Z"
-                     *       },
-                     *       "organization": {
-                     *         "id": "org_sample",
-                     *         "name": "Acme"
-                     *       }
-                     *     }
-                     */
-                    "application/json": {
-                        /** @constant */
-                        event: "member.added";
-                        /**
-                         * Format: date-time
-                         * @description When the event happened; orders deliveries, which can arrive in any order
-                         * @example 2026-11-21T10:00:00.000Z
-                         */
-                        timestamp: string;
-                        /** @example whk_01JD2X5K8Y3V4M7N9P0Q1R2S3T */
-                        webhookId: string;
-                        /**
-                         * @description Stable across retries and redeliveries: deduplicate on it
-                         * @example dlv_01JD2X5K8Y3V4M7N9P0Q1R2S3T
-                         */
-                        deliveryId: string;
-                        data: components["schemas"]["Member"];
-                        organization: {
-                            /** @example org_01JD2X5K8Y3V4M7N9P0Q1R2S3T */
-                            id: string;
-                            name: string;
-                        };
-                        /**
-                         * @description Present on sample deliveries of POST /webhooks/{id}/test
-                         * @constant
-                         */
-                        test?: true;
-                    };
-                };
-            };
-            responses: {
-                /** @description Received */
-                "2XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
+        post: operations["memberAdded"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1583,87 +897,7 @@ export interface webhooks {
          * member.removed delivery
          * @description Any 2xx within 5 s is success; otherwise retried 1 min, 5 min, 15 min, 1 h, 3 h and 6 h later, with the same deliveryId and body.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header: {
-                    /** @description sha256=<hex HMAC-SHA256 of the raw body, keyed with the secret> */
-                    "X-Service-Signature": string;
-                    /** @description The event type */
-                    "X-Service-Event": string;
-                    /** @description The deliveryId */
-                    "X-Service-Delivery": string;
-                    /** @description Standard Webhooks: the deliveryId */
-                    "webhook-id": string;
-                    /** @description Standard Webhooks: Unix seconds of this attempt */
-                    "webhook-timestamp": string;
-                    /** @description Standard Webhooks: v1,<base64 HMAC-SHA256 of "id.timestamp.body">; two during a secret rotation */
-                    "webhook-signature": string;
-                };
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    /**
-                     * @example {
-                     *       "event": "member.removed",
-                     *       "timestamp": "2026-01-01T00:00:00.000Z",
-                     *       "webhookId": "whk_sample",
-                     *       "deliveryId": "dlv_sample",
-                     *       "data": {
-                     *         "id": "usr_sample",
-                     *         "email": "sample@example.com",
-                     *         "name": "Sample",
-                     *         "role": "member",
-                     *         "joinedAt": "2026-01-01T00:00:00.000Z"
-                     *       },
-                     *       "organization": {
-                     *         "id": "org_sample",
-                     *         "name": "Acme"
-                     *       }
-                     *     }
-                     */
-                    "application/json": {
-                        /** @constant */
-                        event: "member.removed";
-                        /**
-                         * Format: date-time
-                         * @description When the event happened; orders deliveries, which can arrive in any order
-                         * @example 2026-11-21T10:00:00.000Z
-                         */
-                        timestamp: string;
-                        /** @example whk_01JD2X5K8Y3V4M7N9P0Q1R2S3T */
-                        webhookId: string;
-                        /**
-                         * @description Stable across retries and redeliveries: deduplicate on it
-                         * @example dlv_01JD2X5K8Y3V4M7N9P0Q1R2S3T
-                         */
-                        deliveryId: string;
-                        data: components["schemas"]["Member"];
-                        organization: {
-                            /** @example org_01JD2X5K8Y3V4M7N9P0Q1R2S3T */
-                            id: string;
-                            name: string;
-                        };
-                        /**
-                         * @description Present on sample deliveries of POST /webhooks/{id}/test
-                         * @constant
-                         */
-                        test?: true;
-                    };
-                };
-            };
-            responses: {
-                /** @description Received */
-                "2XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
+        post: operations["memberRemoved"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1683,90 +917,7 @@ export interface webhooks {
          * member.role_changed delivery
          * @description Any 2xx within 5 s is success; otherwise retried 1 min, 5 min, 15 min, 1 h, 3 h and 6 h later, with the same deliveryId and body.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header: {
-                    /** @description sha256=<hex HMAC-SHA256 of the raw body, keyed with the secret> */
-                    "X-Service-Signature": string;
-                    /** @description The event type */
-                    "X-Service-Event": string;
-                    /** @description The deliveryId */
-                    "X-Service-Delivery": string;
-                    /** @description Standard Webhooks: the deliveryId */
-                    "webhook-id": string;
-                    /** @description Standard Webhooks: Unix seconds of this attempt */
-                    "webhook-timestamp": string;
-                    /** @description Standard Webhooks: v1,<base64 HMAC-SHA256 of "id.timestamp.body">; two during a secret rotation */
-                    "webhook-signature": string;
-                };
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    /**
-                     * @example {
-                     *       "event": "member.role_changed",
-                     *       "timestamp": "2026-01-01T00:00:00.000Z",
-                     *       "webhookId": "whk_sample",
-                     *       "deliveryId": "dlv_sample",
-                     *       "data": {
-                     *         "id": "usr_sample",
-                     *         "email": "sample@example.com",
-                     *         "name": "Sample",
-                     *         "role": "admin",
-                     *         "joinedAt": "2026-01-01T00:00:00.000Z",
-                     *         "previousAttributes": {
-                     *           "role": "member"
-                     *         }
-                     *       },
-                     *       "organization": {
-                     *         "id": "org_sample",
-                     *         "name": "Acme"
-                     *       }
-                     *     }
-                     */
-                    "application/json": {
-                        /** @constant */
-                        event: "member.role_changed";
-                        /**
-                         * Format: date-time
-                         * @description When the event happened; orders deliveries, which can arrive in any order
-                         * @example 2026-11-21T10:00:00.000Z
-                         */
-                        timestamp: string;
-                        /** @example whk_01JD2X5K8Y3V4M7N9P0Q1R2S3T */
-                        webhookId: string;
-                        /**
-                         * @description Stable across retries and redeliveries: deduplicate on it
-                         * @example dlv_01JD2X5K8Y3V4M7N9P0Q1R2S3T
-                         */
-                        deliveryId: string;
-                        data: components["schemas"]["MemberChanged"];
-                        organization: {
-                            /** @example org_01JD2X5K8Y3V4M7N9P0Q1R2S3T */
-                            id: string;
-                            name: string;
-                        };
-                        /**
-                         * @description Present on sample deliveries of POST /webhooks/{id}/test
-                         * @constant
-                         */
-                        test?: true;
-                    };
-                };
-            };
-            responses: {
-                /** @description Received */
-                "2XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
+        post: operations["memberRoleChanged"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1786,89 +937,7 @@ export interface webhooks {
          * comment.created delivery
          * @description Any 2xx within 5 s is success; otherwise retried 1 min, 5 min, 15 min, 1 h, 3 h and 6 h later, with the same deliveryId and body.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header: {
-                    /** @description sha256=<hex HMAC-SHA256 of the raw body, keyed with the secret> */
-                    "X-Service-Signature": string;
-                    /** @description The event type */
-                    "X-Service-Event": string;
-                    /** @description The deliveryId */
-                    "X-Service-Delivery": string;
-                    /** @description Standard Webhooks: the deliveryId */
-                    "webhook-id": string;
-                    /** @description Standard Webhooks: Unix seconds of this attempt */
-                    "webhook-timestamp": string;
-                    /** @description Standard Webhooks: v1,<base64 HMAC-SHA256 of "id.timestamp.body">; two during a secret rotation */
-                    "webhook-signature": string;
-                };
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    /**
-                     * @example {
-                     *       "event": "comment.created",
-                     *       "timestamp": "2026-01-01T00:00:00.000Z",
-                     *       "webhookId": "whk_sample",
-                     *       "deliveryId": "dlv_sample",
-                     *       "data": {
-                     *         "id": "cmt_sample",
-                     *         "taskId": "tsk_sample",
-                     *         "authorId": "usr_sample",
-                     *         "content": "Sample comment",
-                     *         "mentions": [],
-                     *         "createdAt": "2026-01-01T00:00:00.000Z",
-                     *         "updatedAt": "2026-01-01T00:00:00.000Z"
-                     *       },
-                     *       "organization": {
-                     *         "id": "org_sample",
-                     *         "name": "Acme"
-                     *       }
-                     *     }
-                     */
-                    "application/json": {
-                        /** @constant */
-                        event: "comment.created";
-                        /**
-                         * Format: date-time
-                         * @description When the event happened; orders deliveries, which can arrive in any order
-                         * @example 2026-11-21T10:00:00.000Z
-                         */
-                        timestamp: string;
-                        /** @example whk_01JD2X5K8Y3V4M7N9P0Q1R2S3T */
-                        webhookId: string;
-                        /**
-                         * @description Stable across retries and redeliveries: deduplicate on it
-                         * @example dlv_01JD2X5K8Y3V4M7N9P0Q1R2S3T
-                         */
-                        deliveryId: string;
-                        data: components["schemas"]["Comment"];
-                        organization: {
-                            /** @example org_01JD2X5K8Y3V4M7N9P0Q1R2S3T */
-                            id: string;
-                            name: string;
-                        };
-                        /**
-                         * @description Present on sample deliveries of POST /webhooks/{id}/test
-                         * @constant
-                         */
-                        test?: true;
-                    };
-                };
-            };
-            responses: {
-                /** @description Received */
-                "2XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
+        post: operations["commentCreated"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1888,92 +957,7 @@ export interface webhooks {
          * comment.updated delivery
          * @description Any 2xx within 5 s is success; otherwise retried 1 min, 5 min, 15 min, 1 h, 3 h and 6 h later, with the same deliveryId and body.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header: {
-                    /** @description sha256=<hex HMAC-SHA256 of the raw body, keyed with the secret> */
-                    "X-Service-Signature": string;
-                    /** @description The event type */
-                    "X-Service-Event": string;
-                    /** @description The deliveryId */
-                    "X-Service-Delivery": string;
-                    /** @description Standard Webhooks: the deliveryId */
-                    "webhook-id": string;
-                    /** @description Standard Webhooks: Unix seconds of this attempt */
-                    "webhook-timestamp": string;
-                    /** @description Standard Webhooks: v1,<base64 HMAC-SHA256 of "id.timestamp.body">; two during a secret rotation */
-                    "webhook-signature": string;
-                };
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    /**
-                     * @example {
-                     *       "event": "comment.updated",
-                     *       "timestamp": "2026-01-01T00:00:00.000Z",
-                     *       "webhookId": "whk_sample",
-                     *       "deliveryId": "dlv_sample",
-                     *       "data": {
-                     *         "id": "cmt_sample",
-                     *         "taskId": "tsk_sample",
-                     *         "authorId": "usr_sample",
-                     *         "content": "Edited",
-                     *         "mentions": [],
-                     *         "createdAt": "2026-01-01T00:00:00.000Z",
-                     *         "updatedAt": "2026-01-01T00:00:00.000Z",
-                     *         "previousAttributes": {
-                     *           "content": "Sample comment"
-                     *         }
-                     *       },
-                     *       "organization": {
-                     *         "id": "org_sample",
-                     *         "name": "Acme"
-                     *       }
-                     *     }
-                     */
-                    "application/json": {
-                        /** @constant */
-                        event: "comment.updated";
-                        /**
-                         * Format: date-time
-                         * @description When the event happened; orders deliveries, which can arrive in any order
-                         * @example 2026-11-21T10:00:00.000Z
-                         */
-                        timestamp: string;
-                        /** @example whk_01JD2X5K8Y3V4M7N9P0Q1R2S3T */
-                        webhookId: string;
-                        /**
-                         * @description Stable across retries and redeliveries: deduplicate on it
-                         * @example dlv_01JD2X5K8Y3V4M7N9P0Q1R2S3T
-                         */
-                        deliveryId: string;
-                        data: components["schemas"]["CommentChanged"];
-                        organization: {
-                            /** @example org_01JD2X5K8Y3V4M7N9P0Q1R2S3T */
-                            id: string;
-                            name: string;
-                        };
-                        /**
-                         * @description Present on sample deliveries of POST /webhooks/{id}/test
-                         * @constant
-                         */
-                        test?: true;
-                    };
-                };
-            };
-            responses: {
-                /** @description Received */
-                "2XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
+        post: operations["commentUpdated"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1993,89 +977,7 @@ export interface webhooks {
          * comment.deleted delivery
          * @description Any 2xx within 5 s is success; otherwise retried 1 min, 5 min, 15 min, 1 h, 3 h and 6 h later, with the same deliveryId and body.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header: {
-                    /** @description sha256=<hex HMAC-SHA256 of the raw body, keyed with the secret> */
-                    "X-Service-Signature": string;
-                    /** @description The event type */
-                    "X-Service-Event": string;
-                    /** @description The deliveryId */
-                    "X-Service-Delivery": string;
-                    /** @description Standard Webhooks: the deliveryId */
-                    "webhook-id": string;
-                    /** @description Standard Webhooks: Unix seconds of this attempt */
-                    "webhook-timestamp": string;
-                    /** @description Standard Webhooks: v1,<base64 HMAC-SHA256 of "id.timestamp.body">; two during a secret rotation */
-                    "webhook-signature": string;
-                };
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    /**
-                     * @example {
-                     *       "event": "comment.deleted",
-                     *       "timestamp": "2026-01-01T00:00:00.000Z",
-                     *       "webhookId": "whk_sample",
-                     *       "deliveryId": "dlv_sample",
-                     *       "data": {
-                     *         "id": "cmt_sample",
-                     *         "taskId": "tsk_sample",
-                     *         "authorId": "usr_sample",
-                     *         "content": "Sample comment",
-                     *         "mentions": [],
-                     *         "createdAt": "2026-01-01T00:00:00.000Z",
-                     *         "updatedAt": "2026-01-01T00:00:00.000Z"
-                     *       },
-                     *       "organization": {
-                     *         "id": "org_sample",
-                     *         "name": "Acme"
-                     *       }
-                     *     }
-                     */
-                    "application/json": {
-                        /** @constant */
-                        event: "comment.deleted";
-                        /**
-                         * Format: date-time
-                         * @description When the event happened; orders deliveries, which can arrive in any order
-                         * @example 2026-11-21T10:00:00.000Z
-                         */
-                        timestamp: string;
-                        /** @example whk_01JD2X5K8Y3V4M7N9P0Q1R2S3T */
-                        webhookId: string;
-                        /**
-                         * @description Stable across retries and redeliveries: deduplicate on it
-                         * @example dlv_01JD2X5K8Y3V4M7N9P0Q1R2S3T
-                         */
-                        deliveryId: string;
-                        data: components["schemas"]["Comment"];
-                        organization: {
-                            /** @example org_01JD2X5K8Y3V4M7N9P0Q1R2S3T */
-                            id: string;
-                            name: string;
-                        };
-                        /**
-                         * @description Present on sample deliveries of POST /webhooks/{id}/test
-                         * @constant
-                         */
-                        test?: true;
-                    };
-                };
-            };
-            responses: {
-                /** @description Received */
-                "2XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
+        post: operations["commentDeleted"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2095,89 +997,7 @@ export interface webhooks {
          * file.uploaded delivery
          * @description Any 2xx within 5 s is success; otherwise retried 1 min, 5 min, 15 min, 1 h, 3 h and 6 h later, with the same deliveryId and body.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header: {
-                    /** @description sha256=<hex HMAC-SHA256 of the raw body, keyed with the secret> */
-                    "X-Service-Signature": string;
-                    /** @description The event type */
-                    "X-Service-Event": string;
-                    /** @description The deliveryId */
-                    "X-Service-Delivery": string;
-                    /** @description Standard Webhooks: the deliveryId */
-                    "webhook-id": string;
-                    /** @description Standard Webhooks: Unix seconds of this attempt */
-                    "webhook-timestamp": string;
-                    /** @description Standard Webhooks: v1,<base64 HMAC-SHA256 of "id.timestamp.body">; two during a secret rotation */
-                    "webhook-signature": string;
-                };
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    /**
-                     * @example {
-                     *       "event": "file.uploaded",
-                     *       "timestamp": "2026-01-01T00:00:00.000Z",
-                     *       "webhookId": "whk_sample",
-                     *       "deliveryId": "dlv_sample",
-                     *       "data": {
-                     *         "id": "fil_sample",
-                     *         "projectId": "prj_sample",
-                     *         "name": "sample.txt",
-                     *         "size": 6,
-                     *         "contentType": "text/plain",
-                     *         "uploaderId": "usr_sample",
-                     *         "createdAt": "2026-01-01T00:00:00.000Z"
-                     *       },
-                     *       "organization": {
-                     *         "id": "org_sample",
-                     *         "name": "Acme"
-                     *       }
-                     *     }
-                     */
-                    "application/json": {
-                        /** @constant */
-                        event: "file.uploaded";
-                        /**
-                         * Format: date-time
-                         * @description When the event happened; orders deliveries, which can arrive in any order
-                         * @example 2026-11-21T10:00:00.000Z
-                         */
-                        timestamp: string;
-                        /** @example whk_01JD2X5K8Y3V4M7N9P0Q1R2S3T */
-                        webhookId: string;
-                        /**
-                         * @description Stable across retries and redeliveries: deduplicate on it
-                         * @example dlv_01JD2X5K8Y3V4M7N9P0Q1R2S3T
-                         */
-                        deliveryId: string;
-                        data: components["schemas"]["File"];
-                        organization: {
-                            /** @example org_01JD2X5K8Y3V4M7N9P0Q1R2S3T */
-                            id: string;
-                            name: string;
-                        };
-                        /**
-                         * @description Present on sample deliveries of POST /webhooks/{id}/test
-                         * @constant
-                         */
-                        test?: true;
-                    };
-                };
-            };
-            responses: {
-                /** @description Received */
-                "2XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
+        post: operations["fileUploaded"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2197,89 +1017,7 @@ export interface webhooks {
          * file.deleted delivery
          * @description Any 2xx within 5 s is success; otherwise retried 1 min, 5 min, 15 min, 1 h, 3 h and 6 h later, with the same deliveryId and body.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header: {
-                    /** @description sha256=<hex HMAC-SHA256 of the raw body, keyed with the secret> */
-                    "X-Service-Signature": string;
-                    /** @description The event type */
-                    "X-Service-Event": string;
-                    /** @description The deliveryId */
-                    "X-Service-Delivery": string;
-                    /** @description Standard Webhooks: the deliveryId */
-                    "webhook-id": string;
-                    /** @description Standard Webhooks: Unix seconds of this attempt */
-                    "webhook-timestamp": string;
-                    /** @description Standard Webhooks: v1,<base64 HMAC-SHA256 of "id.timestamp.body">; two during a secret rotation */
-                    "webhook-signature": string;
-                };
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    /**
-                     * @example {
-                     *       "event": "file.deleted",
-                     *       "timestamp": "2026-01-01T00:00:00.000Z",
-                     *       "webhookId": "whk_sample",
-                     *       "deliveryId": "dlv_sample",
-                     *       "data": {
-                     *         "id": "fil_sample",
-                     *         "projectId": "prj_sample",
-                     *         "name": "sample.txt",
-                     *         "size": 6,
-                     *         "contentType": "text/plain",
-                     *         "uploaderId": "usr_sample",
-                     *         "createdAt": "2026-01-01T00:00:00.000Z"
-                     *       },
-                     *       "organization": {
-                     *         "id": "org_sample",
-                     *         "name": "Acme"
-                     *       }
-                     *     }
-                     */
-                    "application/json": {
-                        /** @constant */
-                        event: "file.deleted";
-                        /**
-                         * Format: date-time
-                         * @description When the event happened; orders deliveries, which can arrive in any order
-                         * @example 2026-11-21T10:00:00.000Z
-                         */
-                        timestamp: string;
-                        /** @example whk_01JD2X5K8Y3V4M7N9P0Q1R2S3T */
-                        webhookId: string;
-                        /**
-                         * @description Stable across retries and redeliveries: deduplicate on it
-                         * @example dlv_01JD2X5K8Y3V4M7N9P0Q1R2S3T
-                         */
-                        deliveryId: string;
-                        data: components["schemas"]["File"];
-                        organization: {
-                            /** @example org_01JD2X5K8Y3V4M7N9P0Q1R2S3T */
-                            id: string;
-                            name: string;
-                        };
-                        /**
-                         * @description Present on sample deliveries of POST /webhooks/{id}/test
-                         * @constant
-                         */
-                        test?: true;
-                    };
-                };
-            };
-            responses: {
-                /** @description Received */
-                "2XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
+        post: operations["fileDeleted"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2290,13 +1028,15 @@ export interface webhooks {
 export interface components {
     schemas: {
         /** @description DECISIONS §2: every non-2xx answer. */
-        Error: {
+        ErrorBody: {
             error: {
-                code: string;
+                /** @enum {string} */
+                code: "invalid_request" | "invalid_json" | "unauthenticated" | "forbidden" | "quota_exceeded" | "not_found" | "method_not_allowed" | "conflict" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "headers_too_large" | "rate_limited" | "internal_error" | "unavailable";
                 message: string;
                 /** @description The offending field, when there is one */
                 param: string | null;
-                type: string;
+                /** @enum {string} */
+                type: "validation_error" | "authentication_error" | "permission_error" | "quota_error" | "not_found_error" | "conflict_error" | "rate_limit_error" | "api_error";
             };
         };
         Task: {
@@ -2587,7 +1327,7 @@ export interface components {
                 failed: number;
             }[];
         };
-        File: {
+        FileRecord: {
             /** @example fil_01JD2X5K8Y3V4M7N9P0Q1R2S3T */
             id: string;
             /** @example prj_01JD2X5K8Y3V4M7N9P0Q1R2S3T */
@@ -2684,7 +1424,7 @@ export interface components {
             /** @description The credential of POST /invitations/accept: shown once, valid 7 days, single use */
             token: string;
         };
-        Comment: {
+        CommentRecord: {
             /** @example cmt_01JD2X5K8Y3V4M7N9P0Q1R2S3T */
             id: string;
             /** @example tsk_01JD2X5K8Y3V4M7N9P0Q1R2S3T */
@@ -2705,7 +1445,7 @@ export interface components {
              */
             updatedAt: string;
         };
-        Event: {
+        EventRecord: {
             /** @example evt_01JD2X5K8Y3V4M7N9P0Q1R2S3T */
             id: string;
             /** @enum {string} */
@@ -2885,12 +1625,14 @@ export interface components {
         ETag: string;
         /** @description The URL of the record created */
         Location: string;
+        /** @description The methods the path serves, comma-separated (`GET, POST`) */
+        Allow: string;
     };
     pathItems: never;
 }
 export type $defs = Record<string, never>;
 export interface operations {
-    getTasks: {
+    listTasks: {
         parameters: {
             query?: {
                 projectId?: string;
@@ -2958,7 +1700,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "invalid_request";
@@ -2973,7 +1715,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "unauthenticated";
@@ -2991,10 +1733,26 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "forbidden";
+                        };
+                    };
+                };
+            };
+            /** @description The path does not serve this method; Allow lists those it does: `method_not_allowed` */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "method_not_allowed";
                         };
                     };
                 };
@@ -3010,10 +1768,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "rate_limited";
+                        };
+                    };
+                };
+            };
+            /** @description The request line and headers exceed 16 KB: `headers_too_large` */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "headers_too_large";
                         };
                     };
                 };
@@ -3028,7 +1801,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "internal_error";
@@ -3046,7 +1819,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "unavailable";
@@ -3056,7 +1829,7 @@ export interface operations {
             };
         };
     };
-    postTasks: {
+    createTask: {
         parameters: {
             query?: never;
             header?: {
@@ -3077,6 +1850,7 @@ export interface operations {
                     /** @enum {string} */
                     priority?: "low" | "medium" | "high";
                     assigneeId?: string | null;
+                    /** Format: date-time */
                     dueDate?: string | null;
                     customFields?: {
                         [key: string]: string | number | boolean | unknown;
@@ -3111,7 +1885,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "invalid_request" | "invalid_json";
@@ -3127,7 +1901,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "unauthenticated";
@@ -3146,10 +1920,26 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "forbidden";
+                        };
+                    };
+                };
+            };
+            /** @description The path does not serve this method; Allow lists those it does: `method_not_allowed` */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "method_not_allowed";
                         };
                     };
                 };
@@ -3165,7 +1955,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "conflict";
@@ -3184,7 +1974,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "payload_too_large";
@@ -3203,7 +1993,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "unsupported_media_type";
@@ -3223,10 +2013,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "rate_limited";
+                        };
+                    };
+                };
+            };
+            /** @description The request line and headers exceed 16 KB: `headers_too_large` */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "headers_too_large";
                         };
                     };
                 };
@@ -3241,7 +2046,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "internal_error";
@@ -3259,7 +2064,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "unavailable";
@@ -3269,7 +2074,7 @@ export interface operations {
             };
         };
     };
-    getTasksTaskId: {
+    getTask: {
         parameters: {
             query?: never;
             header?: {
@@ -3319,7 +2124,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "invalid_request";
@@ -3334,7 +2139,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "unauthenticated";
@@ -3352,7 +2157,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "forbidden";
@@ -3370,10 +2175,26 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "not_found";
+                        };
+                    };
+                };
+            };
+            /** @description The path does not serve this method; Allow lists those it does: `method_not_allowed` */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "method_not_allowed";
                         };
                     };
                 };
@@ -3389,10 +2210,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "rate_limited";
+                        };
+                    };
+                };
+            };
+            /** @description The request line and headers exceed 16 KB: `headers_too_large` */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "headers_too_large";
                         };
                     };
                 };
@@ -3407,7 +2243,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "internal_error";
@@ -3425,7 +2261,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "unavailable";
@@ -3435,7 +2271,7 @@ export interface operations {
             };
         };
     };
-    deleteTasksTaskId: {
+    deleteTask: {
         parameters: {
             query?: never;
             header?: {
@@ -3470,7 +2306,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "invalid_request";
@@ -3485,7 +2321,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "unauthenticated";
@@ -3503,7 +2339,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "forbidden";
@@ -3521,10 +2357,26 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "not_found";
+                        };
+                    };
+                };
+            };
+            /** @description The path does not serve this method; Allow lists those it does: `method_not_allowed` */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "method_not_allowed";
                         };
                     };
                 };
@@ -3539,7 +2391,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "precondition_failed";
@@ -3558,10 +2410,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "rate_limited";
+                        };
+                    };
+                };
+            };
+            /** @description The request line and headers exceed 16 KB: `headers_too_large` */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "headers_too_large";
                         };
                     };
                 };
@@ -3576,7 +2443,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "internal_error";
@@ -3594,7 +2461,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "unavailable";
@@ -3604,7 +2471,7 @@ export interface operations {
             };
         };
     };
-    patchTasksTaskId: {
+    updateTask: {
         parameters: {
             query?: never;
             header?: {
@@ -3626,6 +2493,7 @@ export interface operations {
                     /** @enum {string} */
                     priority?: "low" | "medium" | "high";
                     assigneeId?: string | null;
+                    /** Format: date-time */
                     dueDate?: string | null;
                     customFields?: {
                         [key: string]: string | number | boolean | unknown;
@@ -3658,7 +2526,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "invalid_request" | "invalid_json";
@@ -3673,7 +2541,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "unauthenticated";
@@ -3691,7 +2559,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "forbidden";
@@ -3709,10 +2577,26 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "not_found";
+                        };
+                    };
+                };
+            };
+            /** @description The path does not serve this method; Allow lists those it does: `method_not_allowed` */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "method_not_allowed";
                         };
                     };
                 };
@@ -3727,7 +2611,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "precondition_failed";
@@ -3745,7 +2629,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "payload_too_large";
@@ -3763,7 +2647,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "unsupported_media_type";
@@ -3782,10 +2666,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "rate_limited";
+                        };
+                    };
+                };
+            };
+            /** @description The request line and headers exceed 16 KB: `headers_too_large` */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "headers_too_large";
                         };
                     };
                 };
@@ -3800,7 +2699,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "internal_error";
@@ -3818,7 +2717,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "unavailable";
@@ -3828,7 +2727,7 @@ export interface operations {
             };
         };
     };
-    getProjects: {
+    listProjects: {
         parameters: {
             query?: {
                 archived?: boolean;
@@ -3880,7 +2779,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "invalid_request";
@@ -3895,7 +2794,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "unauthenticated";
@@ -3913,10 +2812,26 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "forbidden";
+                        };
+                    };
+                };
+            };
+            /** @description The path does not serve this method; Allow lists those it does: `method_not_allowed` */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "method_not_allowed";
                         };
                     };
                 };
@@ -3932,10 +2847,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "rate_limited";
+                        };
+                    };
+                };
+            };
+            /** @description The request line and headers exceed 16 KB: `headers_too_large` */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "headers_too_large";
                         };
                     };
                 };
@@ -3950,7 +2880,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "internal_error";
@@ -3968,7 +2898,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "unavailable";
@@ -3978,7 +2908,7 @@ export interface operations {
             };
         };
     };
-    postProjects: {
+    createProject: {
         parameters: {
             query?: never;
             header?: {
@@ -4025,7 +2955,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "invalid_request" | "invalid_json";
@@ -4041,7 +2971,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "unauthenticated";
@@ -4060,10 +2990,26 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "forbidden";
+                        };
+                    };
+                };
+            };
+            /** @description The path does not serve this method; Allow lists those it does: `method_not_allowed` */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "method_not_allowed";
                         };
                     };
                 };
@@ -4079,7 +3025,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "conflict";
@@ -4098,7 +3044,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "payload_too_large";
@@ -4117,7 +3063,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "unsupported_media_type";
@@ -4137,10 +3083,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "rate_limited";
+                        };
+                    };
+                };
+            };
+            /** @description The request line and headers exceed 16 KB: `headers_too_large` */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "headers_too_large";
                         };
                     };
                 };
@@ -4155,7 +3116,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "internal_error";
@@ -4173,7 +3134,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "unavailable";
@@ -4183,7 +3144,7 @@ export interface operations {
             };
         };
     };
-    getProjectsProjectId: {
+    getProject: {
         parameters: {
             query?: never;
             header?: {
@@ -4233,7 +3194,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "invalid_request";
@@ -4248,7 +3209,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "unauthenticated";
@@ -4266,7 +3227,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "forbidden";
@@ -4284,10 +3245,26 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "not_found";
+                        };
+                    };
+                };
+            };
+            /** @description The path does not serve this method; Allow lists those it does: `method_not_allowed` */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "method_not_allowed";
                         };
                     };
                 };
@@ -4303,10 +3280,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "rate_limited";
+                        };
+                    };
+                };
+            };
+            /** @description The request line and headers exceed 16 KB: `headers_too_large` */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "headers_too_large";
                         };
                     };
                 };
@@ -4321,7 +3313,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "internal_error";
@@ -4339,7 +3331,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "unavailable";
@@ -4349,7 +3341,7 @@ export interface operations {
             };
         };
     };
-    deleteProjectsProjectId: {
+    deleteProject: {
         parameters: {
             query?: never;
             header?: {
@@ -4384,7 +3376,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "invalid_request";
@@ -4399,7 +3391,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "unauthenticated";
@@ -4417,7 +3409,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "forbidden";
@@ -4435,10 +3427,26 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "not_found";
+                        };
+                    };
+                };
+            };
+            /** @description The path does not serve this method; Allow lists those it does: `method_not_allowed` */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "method_not_allowed";
                         };
                     };
                 };
@@ -4453,7 +3461,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "precondition_failed";
@@ -4472,10 +3480,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "rate_limited";
+                        };
+                    };
+                };
+            };
+            /** @description The request line and headers exceed 16 KB: `headers_too_large` */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "headers_too_large";
                         };
                     };
                 };
@@ -4490,7 +3513,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "internal_error";
@@ -4508,7 +3531,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "unavailable";
@@ -4518,7 +3541,7 @@ export interface operations {
             };
         };
     };
-    patchProjectsProjectId: {
+    updateProject: {
         parameters: {
             query?: never;
             header?: {
@@ -4566,7 +3589,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "invalid_request" | "invalid_json";
@@ -4581,7 +3604,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "unauthenticated";
@@ -4599,7 +3622,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "forbidden";
@@ -4617,10 +3640,26 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "not_found";
+                        };
+                    };
+                };
+            };
+            /** @description The path does not serve this method; Allow lists those it does: `method_not_allowed` */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "method_not_allowed";
                         };
                     };
                 };
@@ -4635,7 +3674,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "precondition_failed";
@@ -4653,7 +3692,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "payload_too_large";
@@ -4671,7 +3710,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "unsupported_media_type";
@@ -4690,10 +3729,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "rate_limited";
+                        };
+                    };
+                };
+            };
+            /** @description The request line and headers exceed 16 KB: `headers_too_large` */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "headers_too_large";
                         };
                     };
                 };
@@ -4708,7 +3762,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "internal_error";
@@ -4726,7 +3780,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "unavailable";
@@ -4736,7 +3790,7 @@ export interface operations {
             };
         };
     };
-    getApiKeys: {
+    listApiKeys: {
         parameters: {
             query?: {
                 limit?: number;
@@ -4787,7 +3841,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "invalid_request";
@@ -4802,7 +3856,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "unauthenticated";
@@ -4820,10 +3874,26 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "forbidden";
+                        };
+                    };
+                };
+            };
+            /** @description The path does not serve this method; Allow lists those it does: `method_not_allowed` */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "method_not_allowed";
                         };
                     };
                 };
@@ -4839,10 +3909,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "rate_limited";
+                        };
+                    };
+                };
+            };
+            /** @description The request line and headers exceed 16 KB: `headers_too_large` */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "headers_too_large";
                         };
                     };
                 };
@@ -4857,7 +3942,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "internal_error";
@@ -4875,7 +3960,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "unavailable";
@@ -4885,7 +3970,7 @@ export interface operations {
             };
         };
     };
-    postApiKeys: {
+    createApiKey: {
         parameters: {
             query?: never;
             header?: {
@@ -4907,6 +3992,7 @@ export interface operations {
                     permissions?: "*"[] | ("tasks:read" | "tasks:write" | "projects:read" | "projects:write" | "members:read" | "members:write" | "comments:read" | "comments:write" | "files:read" | "files:write" | "webhooks:read" | "webhooks:write" | "api_keys:write")[];
                     /** @enum {string} */
                     mode?: "live" | "test";
+                    /** Format: date-time */
                     expiresAt?: string | null;
                 };
             };
@@ -4938,7 +4024,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "invalid_request" | "invalid_json";
@@ -4954,7 +4040,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "unauthenticated";
@@ -4973,10 +4059,26 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "forbidden";
+                        };
+                    };
+                };
+            };
+            /** @description The path does not serve this method; Allow lists those it does: `method_not_allowed` */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "method_not_allowed";
                         };
                     };
                 };
@@ -4992,7 +4094,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "conflict";
@@ -5011,7 +4113,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "payload_too_large";
@@ -5030,7 +4132,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "unsupported_media_type";
@@ -5050,10 +4152,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "rate_limited";
+                        };
+                    };
+                };
+            };
+            /** @description The request line and headers exceed 16 KB: `headers_too_large` */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "headers_too_large";
                         };
                     };
                 };
@@ -5068,7 +4185,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "internal_error";
@@ -5086,7 +4203,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "unavailable";
@@ -5096,7 +4213,7 @@ export interface operations {
             };
         };
     };
-    deleteApiKeysKeyId: {
+    revokeApiKey: {
         parameters: {
             query?: never;
             header?: never;
@@ -5128,7 +4245,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "invalid_request";
@@ -5143,7 +4260,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "unauthenticated";
@@ -5161,7 +4278,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "forbidden";
@@ -5179,10 +4296,26 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "not_found";
+                        };
+                    };
+                };
+            };
+            /** @description The path does not serve this method; Allow lists those it does: `method_not_allowed` */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "method_not_allowed";
                         };
                     };
                 };
@@ -5198,10 +4331,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "rate_limited";
+                        };
+                    };
+                };
+            };
+            /** @description The request line and headers exceed 16 KB: `headers_too_large` */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "headers_too_large";
                         };
                     };
                 };
@@ -5216,7 +4364,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "internal_error";
@@ -5234,7 +4382,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "unavailable";
@@ -5244,7 +4392,7 @@ export interface operations {
             };
         };
     };
-    getWebhooks: {
+    listWebhooks: {
         parameters: {
             query?: {
                 limit?: number;
@@ -5295,7 +4443,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "invalid_request";
@@ -5310,7 +4458,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "unauthenticated";
@@ -5328,10 +4476,26 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "forbidden";
+                        };
+                    };
+                };
+            };
+            /** @description The path does not serve this method; Allow lists those it does: `method_not_allowed` */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "method_not_allowed";
                         };
                     };
                 };
@@ -5347,10 +4511,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "rate_limited";
+                        };
+                    };
+                };
+            };
+            /** @description The request line and headers exceed 16 KB: `headers_too_large` */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "headers_too_large";
                         };
                     };
                 };
@@ -5365,7 +4544,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "internal_error";
@@ -5383,7 +4562,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "unavailable";
@@ -5393,7 +4572,7 @@ export interface operations {
             };
         };
     };
-    postWebhooks: {
+    createWebhook: {
         parameters: {
             query?: never;
             header?: {
@@ -5448,7 +4627,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "invalid_request" | "invalid_json";
@@ -5464,7 +4643,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "unauthenticated";
@@ -5483,10 +4662,26 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "forbidden" | "quota_exceeded";
+                        };
+                    };
+                };
+            };
+            /** @description The path does not serve this method; Allow lists those it does: `method_not_allowed` */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "method_not_allowed";
                         };
                     };
                 };
@@ -5502,7 +4697,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "conflict";
@@ -5521,7 +4716,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "payload_too_large";
@@ -5540,7 +4735,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "unsupported_media_type";
@@ -5560,10 +4755,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "rate_limited";
+                        };
+                    };
+                };
+            };
+            /** @description The request line and headers exceed 16 KB: `headers_too_large` */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "headers_too_large";
                         };
                     };
                 };
@@ -5578,7 +4788,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "internal_error";
@@ -5596,7 +4806,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "unavailable";
@@ -5606,7 +4816,7 @@ export interface operations {
             };
         };
     };
-    getWebhooksWebhookId: {
+    getWebhook: {
         parameters: {
             query?: never;
             header?: {
@@ -5656,7 +4866,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "invalid_request";
@@ -5671,7 +4881,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "unauthenticated";
@@ -5689,7 +4899,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "forbidden";
@@ -5707,10 +4917,26 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "not_found";
+                        };
+                    };
+                };
+            };
+            /** @description The path does not serve this method; Allow lists those it does: `method_not_allowed` */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "method_not_allowed";
                         };
                     };
                 };
@@ -5726,10 +4952,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "rate_limited";
+                        };
+                    };
+                };
+            };
+            /** @description The request line and headers exceed 16 KB: `headers_too_large` */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "headers_too_large";
                         };
                     };
                 };
@@ -5744,7 +4985,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "internal_error";
@@ -5762,7 +5003,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "unavailable";
@@ -5772,7 +5013,7 @@ export interface operations {
             };
         };
     };
-    deleteWebhooksWebhookId: {
+    deleteWebhook: {
         parameters: {
             query?: never;
             header?: {
@@ -5807,7 +5048,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "invalid_request";
@@ -5822,7 +5063,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "unauthenticated";
@@ -5840,7 +5081,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "forbidden";
@@ -5858,10 +5099,26 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "not_found";
+                        };
+                    };
+                };
+            };
+            /** @description The path does not serve this method; Allow lists those it does: `method_not_allowed` */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "method_not_allowed";
                         };
                     };
                 };
@@ -5876,7 +5133,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "precondition_failed";
@@ -5895,10 +5152,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "rate_limited";
+                        };
+                    };
+                };
+            };
+            /** @description The request line and headers exceed 16 KB: `headers_too_large` */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "headers_too_large";
                         };
                     };
                 };
@@ -5913,7 +5185,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "internal_error";
@@ -5931,7 +5203,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "unavailable";
@@ -5941,7 +5213,7 @@ export interface operations {
             };
         };
     };
-    patchWebhooksWebhookId: {
+    updateWebhook: {
         parameters: {
             query?: never;
             header?: {
@@ -5995,7 +5267,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "invalid_request" | "invalid_json";
@@ -6010,7 +5282,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "unauthenticated";
@@ -6028,7 +5300,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "forbidden";
@@ -6046,10 +5318,26 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "not_found";
+                        };
+                    };
+                };
+            };
+            /** @description The path does not serve this method; Allow lists those it does: `method_not_allowed` */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "method_not_allowed";
                         };
                     };
                 };
@@ -6064,7 +5352,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "precondition_failed";
@@ -6082,7 +5370,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "payload_too_large";
@@ -6100,7 +5388,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "unsupported_media_type";
@@ -6119,10 +5407,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "rate_limited";
+                        };
+                    };
+                };
+            };
+            /** @description The request line and headers exceed 16 KB: `headers_too_large` */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "headers_too_large";
                         };
                     };
                 };
@@ -6137,7 +5440,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "internal_error";
@@ -6155,7 +5458,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "unavailable";
@@ -6165,7 +5468,7 @@ export interface operations {
             };
         };
     };
-    getWebhooksWebhookIdSecret: {
+    getWebhookSecret: {
         parameters: {
             query?: never;
             header?: never;
@@ -6199,7 +5502,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "invalid_request";
@@ -6214,7 +5517,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "unauthenticated";
@@ -6232,7 +5535,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "forbidden";
@@ -6250,10 +5553,26 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "not_found";
+                        };
+                    };
+                };
+            };
+            /** @description The path does not serve this method; Allow lists those it does: `method_not_allowed` */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "method_not_allowed";
                         };
                     };
                 };
@@ -6269,10 +5588,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "rate_limited";
+                        };
+                    };
+                };
+            };
+            /** @description The request line and headers exceed 16 KB: `headers_too_large` */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "headers_too_large";
                         };
                     };
                 };
@@ -6287,7 +5621,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "internal_error";
@@ -6305,7 +5639,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "unavailable";
@@ -6315,7 +5649,7 @@ export interface operations {
             };
         };
     };
-    getWebhooksWebhookIdDeliveries: {
+    listWebhookDeliveries: {
         parameters: {
             query?: {
                 status?: "pending" | "succeeded" | "failed";
@@ -6370,7 +5704,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "invalid_request";
@@ -6385,7 +5719,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "unauthenticated";
@@ -6403,7 +5737,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "forbidden";
@@ -6421,10 +5755,26 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "not_found";
+                        };
+                    };
+                };
+            };
+            /** @description The path does not serve this method; Allow lists those it does: `method_not_allowed` */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "method_not_allowed";
                         };
                     };
                 };
@@ -6440,10 +5790,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "rate_limited";
+                        };
+                    };
+                };
+            };
+            /** @description The request line and headers exceed 16 KB: `headers_too_large` */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "headers_too_large";
                         };
                     };
                 };
@@ -6458,7 +5823,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "internal_error";
@@ -6476,7 +5841,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "unavailable";
@@ -6486,7 +5851,7 @@ export interface operations {
             };
         };
     };
-    getWebhooksWebhookIdDeliveriesDeliveryId: {
+    getWebhookDelivery: {
         parameters: {
             query?: never;
             header?: {
@@ -6537,7 +5902,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "invalid_request";
@@ -6552,7 +5917,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "unauthenticated";
@@ -6570,7 +5935,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "forbidden";
@@ -6588,10 +5953,26 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "not_found";
+                        };
+                    };
+                };
+            };
+            /** @description The path does not serve this method; Allow lists those it does: `method_not_allowed` */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "method_not_allowed";
                         };
                     };
                 };
@@ -6607,10 +5988,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "rate_limited";
+                        };
+                    };
+                };
+            };
+            /** @description The request line and headers exceed 16 KB: `headers_too_large` */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "headers_too_large";
                         };
                     };
                 };
@@ -6625,7 +6021,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "internal_error";
@@ -6643,7 +6039,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "unavailable";
@@ -6653,7 +6049,7 @@ export interface operations {
             };
         };
     };
-    postWebhooksWebhookIdTest: {
+    testWebhook: {
         parameters: {
             query?: never;
             header?: {
@@ -6700,7 +6096,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "invalid_request" | "invalid_json";
@@ -6716,7 +6112,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "unauthenticated";
@@ -6735,7 +6131,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "forbidden";
@@ -6754,10 +6150,26 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "not_found";
+                        };
+                    };
+                };
+            };
+            /** @description The path does not serve this method; Allow lists those it does: `method_not_allowed` */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "method_not_allowed";
                         };
                     };
                 };
@@ -6773,7 +6185,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "conflict";
@@ -6792,7 +6204,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "payload_too_large";
@@ -6811,7 +6223,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "unsupported_media_type";
@@ -6831,10 +6243,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "rate_limited";
+                        };
+                    };
+                };
+            };
+            /** @description The request line and headers exceed 16 KB: `headers_too_large` */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "headers_too_large";
                         };
                     };
                 };
@@ -6849,7 +6276,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "internal_error";
@@ -6867,7 +6294,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "unavailable";
@@ -6877,7 +6304,7 @@ export interface operations {
             };
         };
     };
-    postWebhooksWebhookIdDeliveriesDeliveryIdRedeliver: {
+    redeliverWebhookDelivery: {
         parameters: {
             query?: never;
             header?: {
@@ -6917,7 +6344,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "invalid_request" | "invalid_json";
@@ -6933,7 +6360,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "unauthenticated";
@@ -6952,7 +6379,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "forbidden";
@@ -6971,10 +6398,26 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "not_found";
+                        };
+                    };
+                };
+            };
+            /** @description The path does not serve this method; Allow lists those it does: `method_not_allowed` */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "method_not_allowed";
                         };
                     };
                 };
@@ -6990,7 +6433,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "conflict";
@@ -7009,7 +6452,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "payload_too_large";
@@ -7028,7 +6471,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "unsupported_media_type";
@@ -7048,10 +6491,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "rate_limited";
+                        };
+                    };
+                };
+            };
+            /** @description The request line and headers exceed 16 KB: `headers_too_large` */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "headers_too_large";
                         };
                     };
                 };
@@ -7066,7 +6524,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "internal_error";
@@ -7084,7 +6542,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "unavailable";
@@ -7094,7 +6552,7 @@ export interface operations {
             };
         };
     };
-    postWebhooksWebhookIdRecover: {
+    recoverWebhookDeliveries: {
         parameters: {
             query?: never;
             header?: {
@@ -7109,9 +6567,15 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description At most 14 days back */
+                    /**
+                     * Format: date-time
+                     * @description At most 14 days back
+                     */
                     since: string;
-                    /** @description Default: now */
+                    /**
+                     * Format: date-time
+                     * @description Default: now
+                     */
                     until?: string;
                 };
             };
@@ -7142,7 +6606,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "invalid_request" | "invalid_json";
@@ -7158,7 +6622,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "unauthenticated";
@@ -7177,7 +6641,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "forbidden";
@@ -7196,10 +6660,26 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "not_found";
+                        };
+                    };
+                };
+            };
+            /** @description The path does not serve this method; Allow lists those it does: `method_not_allowed` */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "method_not_allowed";
                         };
                     };
                 };
@@ -7215,7 +6695,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "conflict";
@@ -7234,7 +6714,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "payload_too_large";
@@ -7253,7 +6733,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "unsupported_media_type";
@@ -7273,10 +6753,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "rate_limited";
+                        };
+                    };
+                };
+            };
+            /** @description The request line and headers exceed 16 KB: `headers_too_large` */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "headers_too_large";
                         };
                     };
                 };
@@ -7291,7 +6786,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "internal_error";
@@ -7309,7 +6804,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "unavailable";
@@ -7319,7 +6814,7 @@ export interface operations {
             };
         };
     };
-    getWebhooksWebhookIdStats: {
+    getWebhookStats: {
         parameters: {
             query?: never;
             header?: never;
@@ -7353,7 +6848,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "invalid_request";
@@ -7368,7 +6863,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "unauthenticated";
@@ -7386,7 +6881,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "forbidden";
@@ -7404,10 +6899,26 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "not_found";
+                        };
+                    };
+                };
+            };
+            /** @description The path does not serve this method; Allow lists those it does: `method_not_allowed` */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "method_not_allowed";
                         };
                     };
                 };
@@ -7423,10 +6934,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "rate_limited";
+                        };
+                    };
+                };
+            };
+            /** @description The request line and headers exceed 16 KB: `headers_too_large` */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "headers_too_large";
                         };
                     };
                 };
@@ -7441,7 +6967,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "internal_error";
@@ -7459,7 +6985,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "unavailable";
@@ -7469,7 +6995,7 @@ export interface operations {
             };
         };
     };
-    getFiles: {
+    listFiles: {
         parameters: {
             query?: {
                 projectId?: string;
@@ -7498,7 +7024,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        data: components["schemas"]["File"][];
+                        data: components["schemas"]["FileRecord"][];
                         pagination: {
                             total: number;
                             limit: number;
@@ -7521,7 +7047,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "invalid_request";
@@ -7536,7 +7062,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "unauthenticated";
@@ -7554,10 +7080,26 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "forbidden";
+                        };
+                    };
+                };
+            };
+            /** @description The path does not serve this method; Allow lists those it does: `method_not_allowed` */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "method_not_allowed";
                         };
                     };
                 };
@@ -7573,10 +7115,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "rate_limited";
+                        };
+                    };
+                };
+            };
+            /** @description The request line and headers exceed 16 KB: `headers_too_large` */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "headers_too_large";
                         };
                     };
                 };
@@ -7591,7 +7148,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "internal_error";
@@ -7609,7 +7166,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "unavailable";
@@ -7619,7 +7176,7 @@ export interface operations {
             };
         };
     };
-    postFiles: {
+    uploadFile: {
         parameters: {
             query?: never;
             header?: {
@@ -7633,7 +7190,6 @@ export interface operations {
             content: {
                 "multipart/form-data": {
                     projectId: string;
-                    /** Format: binary */
                     file: string;
                 };
             };
@@ -7651,7 +7207,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["File"];
+                    "application/json": components["schemas"]["FileRecord"];
                 };
             };
             /** @description Invalid request: `invalid_request`, `invalid_json` */
@@ -7665,7 +7221,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "invalid_request" | "invalid_json";
@@ -7681,7 +7237,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "unauthenticated";
@@ -7700,10 +7256,26 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "forbidden";
+                        };
+                    };
+                };
+            };
+            /** @description The path does not serve this method; Allow lists those it does: `method_not_allowed` */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "method_not_allowed";
                         };
                     };
                 };
@@ -7719,7 +7291,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "conflict";
@@ -7738,7 +7310,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "payload_too_large";
@@ -7757,7 +7329,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "unsupported_media_type";
@@ -7777,10 +7349,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "rate_limited";
+                        };
+                    };
+                };
+            };
+            /** @description The request line and headers exceed 16 KB: `headers_too_large` */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "headers_too_large";
                         };
                     };
                 };
@@ -7795,7 +7382,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "internal_error";
@@ -7813,7 +7400,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "unavailable";
@@ -7823,7 +7410,7 @@ export interface operations {
             };
         };
     };
-    getFilesFileId: {
+    getFile: {
         parameters: {
             query?: never;
             header?: {
@@ -7848,7 +7435,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["File"];
+                    "application/json": components["schemas"]["FileRecord"];
                 };
             };
             /** @description Not modified: If-None-Match names the current ETag */
@@ -7873,7 +7460,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "invalid_request";
@@ -7888,7 +7475,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "unauthenticated";
@@ -7906,7 +7493,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "forbidden";
@@ -7924,10 +7511,26 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "not_found";
+                        };
+                    };
+                };
+            };
+            /** @description The path does not serve this method; Allow lists those it does: `method_not_allowed` */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "method_not_allowed";
                         };
                     };
                 };
@@ -7943,10 +7546,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "rate_limited";
+                        };
+                    };
+                };
+            };
+            /** @description The request line and headers exceed 16 KB: `headers_too_large` */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "headers_too_large";
                         };
                     };
                 };
@@ -7961,7 +7579,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "internal_error";
@@ -7979,7 +7597,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "unavailable";
@@ -7989,7 +7607,7 @@ export interface operations {
             };
         };
     };
-    deleteFilesFileId: {
+    deleteFile: {
         parameters: {
             query?: never;
             header?: {
@@ -8024,7 +7642,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "invalid_request";
@@ -8039,7 +7657,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "unauthenticated";
@@ -8057,7 +7675,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "forbidden";
@@ -8075,10 +7693,26 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "not_found";
+                        };
+                    };
+                };
+            };
+            /** @description The path does not serve this method; Allow lists those it does: `method_not_allowed` */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "method_not_allowed";
                         };
                     };
                 };
@@ -8093,7 +7727,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "precondition_failed";
@@ -8112,10 +7746,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "rate_limited";
+                        };
+                    };
+                };
+            };
+            /** @description The request line and headers exceed 16 KB: `headers_too_large` */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "headers_too_large";
                         };
                     };
                 };
@@ -8130,7 +7779,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "internal_error";
@@ -8148,7 +7797,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "unavailable";
@@ -8158,7 +7807,7 @@ export interface operations {
             };
         };
     };
-    getFilesFileIdDownload: {
+    getFileDownloadUrl: {
         parameters: {
             query?: never;
             header?: never;
@@ -8192,7 +7841,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "invalid_request";
@@ -8207,7 +7856,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "unauthenticated";
@@ -8225,7 +7874,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "forbidden";
@@ -8243,10 +7892,26 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "not_found";
+                        };
+                    };
+                };
+            };
+            /** @description The path does not serve this method; Allow lists those it does: `method_not_allowed` */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "method_not_allowed";
                         };
                     };
                 };
@@ -8262,10 +7927,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "rate_limited";
+                        };
+                    };
+                };
+            };
+            /** @description The request line and headers exceed 16 KB: `headers_too_large` */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "headers_too_large";
                         };
                     };
                 };
@@ -8280,7 +7960,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "internal_error";
@@ -8298,7 +7978,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "unavailable";
@@ -8308,7 +7988,7 @@ export interface operations {
             };
         };
     };
-    getMembers: {
+    listMembers: {
         parameters: {
             query?: {
                 role?: "admin" | "member" | "guest";
@@ -8360,7 +8040,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "invalid_request";
@@ -8375,7 +8055,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "unauthenticated";
@@ -8393,10 +8073,26 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "forbidden";
+                        };
+                    };
+                };
+            };
+            /** @description The path does not serve this method; Allow lists those it does: `method_not_allowed` */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "method_not_allowed";
                         };
                     };
                 };
@@ -8412,10 +8108,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "rate_limited";
+                        };
+                    };
+                };
+            };
+            /** @description The request line and headers exceed 16 KB: `headers_too_large` */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "headers_too_large";
                         };
                     };
                 };
@@ -8430,7 +8141,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "internal_error";
@@ -8448,7 +8159,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "unavailable";
@@ -8458,7 +8169,7 @@ export interface operations {
             };
         };
     };
-    getMembersInvitations: {
+    listInvitations: {
         parameters: {
             query?: {
                 limit?: number;
@@ -8509,7 +8220,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "invalid_request";
@@ -8524,7 +8235,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "unauthenticated";
@@ -8542,10 +8253,26 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "forbidden";
+                        };
+                    };
+                };
+            };
+            /** @description The path does not serve this method; Allow lists those it does: `method_not_allowed` */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "method_not_allowed";
                         };
                     };
                 };
@@ -8561,10 +8288,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "rate_limited";
+                        };
+                    };
+                };
+            };
+            /** @description The request line and headers exceed 16 KB: `headers_too_large` */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "headers_too_large";
                         };
                     };
                 };
@@ -8579,7 +8321,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "internal_error";
@@ -8597,7 +8339,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "unavailable";
@@ -8607,7 +8349,7 @@ export interface operations {
             };
         };
     };
-    deleteMembersInvitationsInvitationId: {
+    revokeInvitation: {
         parameters: {
             query?: never;
             header?: never;
@@ -8639,7 +8381,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "invalid_request";
@@ -8654,7 +8396,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "unauthenticated";
@@ -8672,7 +8414,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "forbidden";
@@ -8690,10 +8432,26 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "not_found";
+                        };
+                    };
+                };
+            };
+            /** @description The path does not serve this method; Allow lists those it does: `method_not_allowed` */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "method_not_allowed";
                         };
                     };
                 };
@@ -8709,10 +8467,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "rate_limited";
+                        };
+                    };
+                };
+            };
+            /** @description The request line and headers exceed 16 KB: `headers_too_large` */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "headers_too_large";
                         };
                     };
                 };
@@ -8727,7 +8500,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "internal_error";
@@ -8745,7 +8518,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "unavailable";
@@ -8755,7 +8528,7 @@ export interface operations {
             };
         };
     };
-    postMembersInvite: {
+    inviteMember: {
         parameters: {
             query?: never;
             header?: {
@@ -8802,7 +8575,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "invalid_request" | "invalid_json";
@@ -8818,7 +8591,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "unauthenticated";
@@ -8837,10 +8610,26 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "forbidden";
+                        };
+                    };
+                };
+            };
+            /** @description The path does not serve this method; Allow lists those it does: `method_not_allowed` */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "method_not_allowed";
                         };
                     };
                 };
@@ -8856,7 +8645,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "conflict";
@@ -8875,7 +8664,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "payload_too_large";
@@ -8894,7 +8683,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "unsupported_media_type";
@@ -8914,10 +8703,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "rate_limited";
+                        };
+                    };
+                };
+            };
+            /** @description The request line and headers exceed 16 KB: `headers_too_large` */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "headers_too_large";
                         };
                     };
                 };
@@ -8932,7 +8736,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "internal_error";
@@ -8950,7 +8754,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "unavailable";
@@ -8960,7 +8764,7 @@ export interface operations {
             };
         };
     };
-    deleteMembersUserId: {
+    removeMember: {
         parameters: {
             query?: never;
             header?: never;
@@ -8992,7 +8796,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "invalid_request";
@@ -9007,7 +8811,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "unauthenticated";
@@ -9025,7 +8829,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "forbidden";
@@ -9043,10 +8847,26 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "not_found";
+                        };
+                    };
+                };
+            };
+            /** @description The path does not serve this method; Allow lists those it does: `method_not_allowed` */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "method_not_allowed";
                         };
                     };
                 };
@@ -9061,7 +8881,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "conflict";
@@ -9080,10 +8900,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "rate_limited";
+                        };
+                    };
+                };
+            };
+            /** @description The request line and headers exceed 16 KB: `headers_too_large` */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "headers_too_large";
                         };
                     };
                 };
@@ -9098,7 +8933,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "internal_error";
@@ -9116,7 +8951,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "unavailable";
@@ -9126,7 +8961,7 @@ export interface operations {
             };
         };
     };
-    patchMembersUserId: {
+    updateMember: {
         parameters: {
             query?: never;
             header?: never;
@@ -9167,7 +9002,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "invalid_request" | "invalid_json";
@@ -9182,7 +9017,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "unauthenticated";
@@ -9200,7 +9035,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "forbidden";
@@ -9218,10 +9053,26 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "not_found";
+                        };
+                    };
+                };
+            };
+            /** @description The path does not serve this method; Allow lists those it does: `method_not_allowed` */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "method_not_allowed";
                         };
                     };
                 };
@@ -9236,7 +9087,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "conflict";
@@ -9254,7 +9105,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "payload_too_large";
@@ -9272,7 +9123,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "unsupported_media_type";
@@ -9291,10 +9142,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "rate_limited";
+                        };
+                    };
+                };
+            };
+            /** @description The request line and headers exceed 16 KB: `headers_too_large` */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "headers_too_large";
                         };
                     };
                 };
@@ -9309,7 +9175,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "internal_error";
@@ -9327,7 +9193,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "unavailable";
@@ -9337,7 +9203,7 @@ export interface operations {
             };
         };
     };
-    getTasksTaskIdComments: {
+    listTaskComments: {
         parameters: {
             query?: {
                 limit?: number;
@@ -9367,7 +9233,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        data: components["schemas"]["Comment"][];
+                        data: components["schemas"]["CommentRecord"][];
                         pagination: {
                             total: number;
                             limit: number;
@@ -9390,7 +9256,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "invalid_request";
@@ -9405,7 +9271,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "unauthenticated";
@@ -9423,7 +9289,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "forbidden";
@@ -9441,10 +9307,26 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "not_found";
+                        };
+                    };
+                };
+            };
+            /** @description The path does not serve this method; Allow lists those it does: `method_not_allowed` */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "method_not_allowed";
                         };
                     };
                 };
@@ -9460,10 +9342,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "rate_limited";
+                        };
+                    };
+                };
+            };
+            /** @description The request line and headers exceed 16 KB: `headers_too_large` */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "headers_too_large";
                         };
                     };
                 };
@@ -9478,7 +9375,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "internal_error";
@@ -9496,7 +9393,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "unavailable";
@@ -9506,7 +9403,7 @@ export interface operations {
             };
         };
     };
-    postTasksTaskIdComments: {
+    createTaskComment: {
         parameters: {
             query?: never;
             header?: {
@@ -9539,7 +9436,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Comment"];
+                    "application/json": components["schemas"]["CommentRecord"];
                 };
             };
             /** @description Invalid request: `invalid_request`, `invalid_json` */
@@ -9553,7 +9450,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "invalid_request" | "invalid_json";
@@ -9569,7 +9466,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "unauthenticated";
@@ -9588,7 +9485,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "forbidden";
@@ -9607,10 +9504,26 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "not_found";
+                        };
+                    };
+                };
+            };
+            /** @description The path does not serve this method; Allow lists those it does: `method_not_allowed` */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "method_not_allowed";
                         };
                     };
                 };
@@ -9626,7 +9539,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "conflict";
@@ -9645,7 +9558,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "payload_too_large";
@@ -9664,7 +9577,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "unsupported_media_type";
@@ -9684,10 +9597,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "rate_limited";
+                        };
+                    };
+                };
+            };
+            /** @description The request line and headers exceed 16 KB: `headers_too_large` */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "headers_too_large";
                         };
                     };
                 };
@@ -9702,7 +9630,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "internal_error";
@@ -9720,7 +9648,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "unavailable";
@@ -9730,7 +9658,7 @@ export interface operations {
             };
         };
     };
-    getTasksTaskIdCommentsCommentId: {
+    getTaskComment: {
         parameters: {
             query?: never;
             header?: {
@@ -9756,7 +9684,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Comment"];
+                    "application/json": components["schemas"]["CommentRecord"];
                 };
             };
             /** @description Not modified: If-None-Match names the current ETag */
@@ -9781,7 +9709,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "invalid_request";
@@ -9796,7 +9724,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "unauthenticated";
@@ -9814,7 +9742,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "forbidden";
@@ -9832,10 +9760,26 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "not_found";
+                        };
+                    };
+                };
+            };
+            /** @description The path does not serve this method; Allow lists those it does: `method_not_allowed` */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "method_not_allowed";
                         };
                     };
                 };
@@ -9851,10 +9795,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "rate_limited";
+                        };
+                    };
+                };
+            };
+            /** @description The request line and headers exceed 16 KB: `headers_too_large` */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "headers_too_large";
                         };
                     };
                 };
@@ -9869,7 +9828,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "internal_error";
@@ -9887,7 +9846,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "unavailable";
@@ -9897,7 +9856,7 @@ export interface operations {
             };
         };
     };
-    deleteTasksTaskIdCommentsCommentId: {
+    deleteTaskComment: {
         parameters: {
             query?: never;
             header?: {
@@ -9933,7 +9892,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "invalid_request";
@@ -9948,7 +9907,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "unauthenticated";
@@ -9966,7 +9925,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "forbidden";
@@ -9984,10 +9943,26 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "not_found";
+                        };
+                    };
+                };
+            };
+            /** @description The path does not serve this method; Allow lists those it does: `method_not_allowed` */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "method_not_allowed";
                         };
                     };
                 };
@@ -10002,7 +9977,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "precondition_failed";
@@ -10021,10 +9996,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "rate_limited";
+                        };
+                    };
+                };
+            };
+            /** @description The request line and headers exceed 16 KB: `headers_too_large` */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "headers_too_large";
                         };
                     };
                 };
@@ -10039,7 +10029,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "internal_error";
@@ -10057,7 +10047,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "unavailable";
@@ -10067,7 +10057,7 @@ export interface operations {
             };
         };
     };
-    patchTasksTaskIdCommentsCommentId: {
+    updateTaskComment: {
         parameters: {
             query?: never;
             header?: {
@@ -10100,7 +10090,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Comment"];
+                    "application/json": components["schemas"]["CommentRecord"];
                 };
             };
             /** @description Invalid request: `invalid_request`, `invalid_json` */
@@ -10113,7 +10103,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "invalid_request" | "invalid_json";
@@ -10128,7 +10118,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "unauthenticated";
@@ -10146,7 +10136,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "forbidden";
@@ -10164,10 +10154,26 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "not_found";
+                        };
+                    };
+                };
+            };
+            /** @description The path does not serve this method; Allow lists those it does: `method_not_allowed` */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "method_not_allowed";
                         };
                     };
                 };
@@ -10182,7 +10188,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "precondition_failed";
@@ -10200,7 +10206,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "payload_too_large";
@@ -10218,7 +10224,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "unsupported_media_type";
@@ -10237,10 +10243,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "rate_limited";
+                        };
+                    };
+                };
+            };
+            /** @description The request line and headers exceed 16 KB: `headers_too_large` */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "headers_too_large";
                         };
                     };
                 };
@@ -10255,7 +10276,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "internal_error";
@@ -10273,7 +10294,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "unavailable";
@@ -10283,7 +10304,7 @@ export interface operations {
             };
         };
     };
-    getEvents: {
+    listEvents: {
         parameters: {
             query?: {
                 type?: "task.created" | "task.updated" | "task.deleted" | "task.completed" | "project.created" | "project.updated" | "project.deleted" | "member.added" | "member.removed" | "member.role_changed" | "comment.created" | "comment.updated" | "comment.deleted" | "file.uploaded" | "file.deleted";
@@ -10314,7 +10335,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        data: components["schemas"]["Event"][];
+                        data: components["schemas"]["EventRecord"][];
                         pagination: {
                             total: number;
                             limit: number;
@@ -10337,7 +10358,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "invalid_request";
@@ -10352,7 +10373,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "unauthenticated";
@@ -10370,10 +10391,26 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "forbidden";
+                        };
+                    };
+                };
+            };
+            /** @description The path does not serve this method; Allow lists those it does: `method_not_allowed` */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "method_not_allowed";
                         };
                     };
                 };
@@ -10389,10 +10426,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "rate_limited";
+                        };
+                    };
+                };
+            };
+            /** @description The request line and headers exceed 16 KB: `headers_too_large` */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "headers_too_large";
                         };
                     };
                 };
@@ -10407,7 +10459,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "internal_error";
@@ -10425,7 +10477,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "unavailable";
@@ -10435,7 +10487,7 @@ export interface operations {
             };
         };
     };
-    getEventsEventId: {
+    getEvent: {
         parameters: {
             query?: never;
             header?: {
@@ -10460,7 +10512,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Event"];
+                    "application/json": components["schemas"]["EventRecord"];
                 };
             };
             /** @description Not modified: If-None-Match names the current ETag */
@@ -10485,7 +10537,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "invalid_request";
@@ -10500,7 +10552,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "unauthenticated";
@@ -10518,7 +10570,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "forbidden";
@@ -10536,10 +10588,26 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "not_found";
+                        };
+                    };
+                };
+            };
+            /** @description The path does not serve this method; Allow lists those it does: `method_not_allowed` */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "method_not_allowed";
                         };
                     };
                 };
@@ -10555,10 +10623,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "rate_limited";
+                        };
+                    };
+                };
+            };
+            /** @description The request line and headers exceed 16 KB: `headers_too_large` */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "headers_too_large";
                         };
                     };
                 };
@@ -10573,7 +10656,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "internal_error";
@@ -10591,7 +10674,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "unavailable";
@@ -10601,7 +10684,7 @@ export interface operations {
             };
         };
     };
-    postDashboardLinks: {
+    createDashboardLink: {
         parameters: {
             query?: never;
             header?: {
@@ -10639,7 +10722,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "invalid_json" | "invalid_request";
@@ -10655,7 +10738,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "unauthenticated";
@@ -10674,10 +10757,26 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "forbidden";
+                        };
+                    };
+                };
+            };
+            /** @description The path does not serve this method; Allow lists those it does: `method_not_allowed` */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "method_not_allowed";
                         };
                     };
                 };
@@ -10693,7 +10792,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "conflict";
@@ -10712,7 +10811,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "payload_too_large";
@@ -10731,7 +10830,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "unsupported_media_type";
@@ -10751,10 +10850,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "rate_limited";
+                        };
+                    };
+                };
+            };
+            /** @description The request line and headers exceed 16 KB: `headers_too_large` */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "headers_too_large";
                         };
                     };
                 };
@@ -10769,7 +10883,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "internal_error";
@@ -10787,7 +10901,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "unavailable";
@@ -10797,7 +10911,7 @@ export interface operations {
             };
         };
     };
-    postInvitationsAccept: {
+    acceptInvitation: {
         parameters: {
             query?: never;
             header?: never;
@@ -10831,10 +10945,26 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "invalid_request" | "invalid_json";
+                        };
+                    };
+                };
+            };
+            /** @description The path does not serve this method; Allow lists those it does: `method_not_allowed` */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "method_not_allowed";
                         };
                     };
                 };
@@ -10846,7 +10976,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "conflict";
@@ -10861,7 +10991,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "payload_too_large";
@@ -10876,10 +11006,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "unsupported_media_type";
+                        };
+                    };
+                };
+            };
+            /** @description The request line and headers exceed 16 KB: `headers_too_large` */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "headers_too_large";
                         };
                     };
                 };
@@ -10891,7 +11036,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "internal_error";
@@ -10906,13 +11051,1290 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
                             code?: "unavailable";
                         };
                     };
                 };
+            };
+        };
+    };
+    taskCreated: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description sha256=<hex HMAC-SHA256 of the raw body, keyed with the secret> */
+                "X-Service-Signature": string;
+                /** @description The event type */
+                "X-Service-Event": string;
+                /** @description The deliveryId */
+                "X-Service-Delivery": string;
+                /** @description Standard Webhooks: the deliveryId */
+                "webhook-id": string;
+                /** @description Standard Webhooks: Unix seconds of this attempt */
+                "webhook-timestamp": string;
+                /** @description Standard Webhooks: v1,<base64 HMAC-SHA256 of "id.timestamp.body">; two during a secret rotation */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "event": "task.created",
+                 *       "timestamp": "2026-01-01T00:00:00.000Z",
+                 *       "webhookId": "whk_sample",
+                 *       "deliveryId": "dlv_sample",
+                 *       "data": {
+                 *         "id": "tsk_sample",
+                 *         "title": "Sample task",
+                 *         "description": null,
+                 *         "status": "todo",
+                 *         "priority": "medium",
+                 *         "projectId": "prj_sample",
+                 *         "assigneeId": null,
+                 *         "creatorId": "usr_sample",
+                 *         "dueDate": null,
+                 *         "customFields": {},
+                 *         "createdAt": "2026-01-01T00:00:00.000Z",
+                 *         "updatedAt": "2026-01-01T00:00:00.000Z"
+                 *       },
+                 *       "organization": {
+                 *         "id": "org_sample",
+                 *         "name": "Acme"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /** @constant */
+                    event: "task.created";
+                    /**
+                     * Format: date-time
+                     * @description When the event happened; orders deliveries, which can arrive in any order
+                     * @example 2026-11-21T10:00:00.000Z
+                     */
+                    timestamp: string;
+                    /** @example whk_01JD2X5K8Y3V4M7N9P0Q1R2S3T */
+                    webhookId: string;
+                    /**
+                     * @description Stable across retries and redeliveries: deduplicate on it
+                     * @example dlv_01JD2X5K8Y3V4M7N9P0Q1R2S3T
+                     */
+                    deliveryId: string;
+                    data: components["schemas"]["Task"];
+                    organization: {
+                        /** @example org_01JD2X5K8Y3V4M7N9P0Q1R2S3T */
+                        id: string;
+                        name: string;
+                    };
+                    /**
+                     * @description Present on sample deliveries of POST /webhooks/{id}/test
+                     * @constant
+                     */
+                    test?: true;
+                };
+            };
+        };
+        responses: {
+            /** @description Received */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    taskUpdated: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description sha256=<hex HMAC-SHA256 of the raw body, keyed with the secret> */
+                "X-Service-Signature": string;
+                /** @description The event type */
+                "X-Service-Event": string;
+                /** @description The deliveryId */
+                "X-Service-Delivery": string;
+                /** @description Standard Webhooks: the deliveryId */
+                "webhook-id": string;
+                /** @description Standard Webhooks: Unix seconds of this attempt */
+                "webhook-timestamp": string;
+                /** @description Standard Webhooks: v1,<base64 HMAC-SHA256 of "id.timestamp.body">; two during a secret rotation */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "event": "task.updated",
+                 *       "timestamp": "2026-01-01T00:00:00.000Z",
+                 *       "webhookId": "whk_sample",
+                 *       "deliveryId": "dlv_sample",
+                 *       "data": {
+                 *         "id": "tsk_sample",
+                 *         "title": "Sample task",
+                 *         "description": null,
+                 *         "status": "in_progress",
+                 *         "priority": "medium",
+                 *         "projectId": "prj_sample",
+                 *         "assigneeId": null,
+                 *         "creatorId": "usr_sample",
+                 *         "dueDate": null,
+                 *         "customFields": {},
+                 *         "createdAt": "2026-01-01T00:00:00.000Z",
+                 *         "updatedAt": "2026-01-01T00:00:00.000Z",
+                 *         "previousAttributes": {
+                 *           "status": "todo"
+                 *         }
+                 *       },
+                 *       "organization": {
+                 *         "id": "org_sample",
+                 *         "name": "Acme"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /** @constant */
+                    event: "task.updated";
+                    /**
+                     * Format: date-time
+                     * @description When the event happened; orders deliveries, which can arrive in any order
+                     * @example 2026-11-21T10:00:00.000Z
+                     */
+                    timestamp: string;
+                    /** @example whk_01JD2X5K8Y3V4M7N9P0Q1R2S3T */
+                    webhookId: string;
+                    /**
+                     * @description Stable across retries and redeliveries: deduplicate on it
+                     * @example dlv_01JD2X5K8Y3V4M7N9P0Q1R2S3T
+                     */
+                    deliveryId: string;
+                    data: components["schemas"]["TaskChanged"];
+                    organization: {
+                        /** @example org_01JD2X5K8Y3V4M7N9P0Q1R2S3T */
+                        id: string;
+                        name: string;
+                    };
+                    /**
+                     * @description Present on sample deliveries of POST /webhooks/{id}/test
+                     * @constant
+                     */
+                    test?: true;
+                };
+            };
+        };
+        responses: {
+            /** @description Received */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    taskDeleted: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description sha256=<hex HMAC-SHA256 of the raw body, keyed with the secret> */
+                "X-Service-Signature": string;
+                /** @description The event type */
+                "X-Service-Event": string;
+                /** @description The deliveryId */
+                "X-Service-Delivery": string;
+                /** @description Standard Webhooks: the deliveryId */
+                "webhook-id": string;
+                /** @description Standard Webhooks: Unix seconds of this attempt */
+                "webhook-timestamp": string;
+                /** @description Standard Webhooks: v1,<base64 HMAC-SHA256 of "id.timestamp.body">; two during a secret rotation */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "event": "task.deleted",
+                 *       "timestamp": "2026-01-01T00:00:00.000Z",
+                 *       "webhookId": "whk_sample",
+                 *       "deliveryId": "dlv_sample",
+                 *       "data": {
+                 *         "id": "tsk_sample",
+                 *         "title": "Sample task",
+                 *         "description": null,
+                 *         "status": "todo",
+                 *         "priority": "medium",
+                 *         "projectId": "prj_sample",
+                 *         "assigneeId": null,
+                 *         "creatorId": "usr_sample",
+                 *         "dueDate": null,
+                 *         "customFields": {},
+                 *         "createdAt": "2026-01-01T00:00:00.000Z",
+                 *         "updatedAt": "2026-01-01T00:00:00.000Z"
+                 *       },
+                 *       "organization": {
+                 *         "id": "org_sample",
+                 *         "name": "Acme"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /** @constant */
+                    event: "task.deleted";
+                    /**
+                     * Format: date-time
+                     * @description When the event happened; orders deliveries, which can arrive in any order
+                     * @example 2026-11-21T10:00:00.000Z
+                     */
+                    timestamp: string;
+                    /** @example whk_01JD2X5K8Y3V4M7N9P0Q1R2S3T */
+                    webhookId: string;
+                    /**
+                     * @description Stable across retries and redeliveries: deduplicate on it
+                     * @example dlv_01JD2X5K8Y3V4M7N9P0Q1R2S3T
+                     */
+                    deliveryId: string;
+                    data: components["schemas"]["Task"];
+                    organization: {
+                        /** @example org_01JD2X5K8Y3V4M7N9P0Q1R2S3T */
+                        id: string;
+                        name: string;
+                    };
+                    /**
+                     * @description Present on sample deliveries of POST /webhooks/{id}/test
+                     * @constant
+                     */
+                    test?: true;
+                };
+            };
+        };
+        responses: {
+            /** @description Received */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    taskCompleted: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description sha256=<hex HMAC-SHA256 of the raw body, keyed with the secret> */
+                "X-Service-Signature": string;
+                /** @description The event type */
+                "X-Service-Event": string;
+                /** @description The deliveryId */
+                "X-Service-Delivery": string;
+                /** @description Standard Webhooks: the deliveryId */
+                "webhook-id": string;
+                /** @description Standard Webhooks: Unix seconds of this attempt */
+                "webhook-timestamp": string;
+                /** @description Standard Webhooks: v1,<base64 HMAC-SHA256 of "id.timestamp.body">; two during a secret rotation */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "event": "task.completed",
+                 *       "timestamp": "2026-01-01T00:00:00.000Z",
+                 *       "webhookId": "whk_sample",
+                 *       "deliveryId": "dlv_sample",
+                 *       "data": {
+                 *         "id": "tsk_sample",
+                 *         "title": "Sample task",
+                 *         "description": null,
+                 *         "status": "done",
+                 *         "priority": "medium",
+                 *         "projectId": "prj_sample",
+                 *         "assigneeId": null,
+                 *         "creatorId": "usr_sample",
+                 *         "dueDate": null,
+                 *         "customFields": {},
+                 *         "createdAt": "2026-01-01T00:00:00.000Z",
+                 *         "updatedAt": "2026-01-01T00:00:00.000Z"
+                 *       },
+                 *       "organization": {
+                 *         "id": "org_sample",
+                 *         "name": "Acme"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /** @constant */
+                    event: "task.completed";
+                    /**
+                     * Format: date-time
+                     * @description When the event happened; orders deliveries, which can arrive in any order
+                     * @example 2026-11-21T10:00:00.000Z
+                     */
+                    timestamp: string;
+                    /** @example whk_01JD2X5K8Y3V4M7N9P0Q1R2S3T */
+                    webhookId: string;
+                    /**
+                     * @description Stable across retries and redeliveries: deduplicate on it
+                     * @example dlv_01JD2X5K8Y3V4M7N9P0Q1R2S3T
+                     */
+                    deliveryId: string;
+                    data: components["schemas"]["Task"];
+                    organization: {
+                        /** @example org_01JD2X5K8Y3V4M7N9P0Q1R2S3T */
+                        id: string;
+                        name: string;
+                    };
+                    /**
+                     * @description Present on sample deliveries of POST /webhooks/{id}/test
+                     * @constant
+                     */
+                    test?: true;
+                };
+            };
+        };
+        responses: {
+            /** @description Received */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    projectCreated: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description sha256=<hex HMAC-SHA256 of the raw body, keyed with the secret> */
+                "X-Service-Signature": string;
+                /** @description The event type */
+                "X-Service-Event": string;
+                /** @description The deliveryId */
+                "X-Service-Delivery": string;
+                /** @description Standard Webhooks: the deliveryId */
+                "webhook-id": string;
+                /** @description Standard Webhooks: Unix seconds of this attempt */
+                "webhook-timestamp": string;
+                /** @description Standard Webhooks: v1,<base64 HMAC-SHA256 of "id.timestamp.body">; two during a secret rotation */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "event": "project.created",
+                 *       "timestamp": "2026-01-01T00:00:00.000Z",
+                 *       "webhookId": "whk_sample",
+                 *       "deliveryId": "dlv_sample",
+                 *       "data": {
+                 *         "id": "prj_sample",
+                 *         "name": "Sample project",
+                 *         "description": null,
+                 *         "icon": null,
+                 *         "color": null,
+                 *         "archived": false,
+                 *         "archivedAt": null,
+                 *         "createdAt": "2026-01-01T00:00:00.000Z",
+                 *         "updatedAt": "2026-01-01T00:00:00.000Z"
+                 *       },
+                 *       "organization": {
+                 *         "id": "org_sample",
+                 *         "name": "Acme"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /** @constant */
+                    event: "project.created";
+                    /**
+                     * Format: date-time
+                     * @description When the event happened; orders deliveries, which can arrive in any order
+                     * @example 2026-11-21T10:00:00.000Z
+                     */
+                    timestamp: string;
+                    /** @example whk_01JD2X5K8Y3V4M7N9P0Q1R2S3T */
+                    webhookId: string;
+                    /**
+                     * @description Stable across retries and redeliveries: deduplicate on it
+                     * @example dlv_01JD2X5K8Y3V4M7N9P0Q1R2S3T
+                     */
+                    deliveryId: string;
+                    data: components["schemas"]["Project"];
+                    organization: {
+                        /** @example org_01JD2X5K8Y3V4M7N9P0Q1R2S3T */
+                        id: string;
+                        name: string;
+                    };
+                    /**
+                     * @description Present on sample deliveries of POST /webhooks/{id}/test
+                     * @constant
+                     */
+                    test?: true;
+                };
+            };
+        };
+        responses: {
+            /** @description Received */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    projectUpdated: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description sha256=<hex HMAC-SHA256 of the raw body, keyed with the secret> */
+                "X-Service-Signature": string;
+                /** @description The event type */
+                "X-Service-Event": string;
+                /** @description The deliveryId */
+                "X-Service-Delivery": string;
+                /** @description Standard Webhooks: the deliveryId */
+                "webhook-id": string;
+                /** @description Standard Webhooks: Unix seconds of this attempt */
+                "webhook-timestamp": string;
+                /** @description Standard Webhooks: v1,<base64 HMAC-SHA256 of "id.timestamp.body">; two during a secret rotation */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "event": "project.updated",
+                 *       "timestamp": "2026-01-01T00:00:00.000Z",
+                 *       "webhookId": "whk_sample",
+                 *       "deliveryId": "dlv_sample",
+                 *       "data": {
+                 *         "id": "prj_sample",
+                 *         "name": "Renamed",
+                 *         "description": null,
+                 *         "icon": null,
+                 *         "color": null,
+                 *         "archived": false,
+                 *         "archivedAt": null,
+                 *         "createdAt": "2026-01-01T00:00:00.000Z",
+                 *         "updatedAt": "2026-01-01T00:00:00.000Z",
+                 *         "previousAttributes": {
+                 *           "name": "Sample project"
+                 *         }
+                 *       },
+                 *       "organization": {
+                 *         "id": "org_sample",
+                 *         "name": "Acme"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /** @constant */
+                    event: "project.updated";
+                    /**
+                     * Format: date-time
+                     * @description When the event happened; orders deliveries, which can arrive in any order
+                     * @example 2026-11-21T10:00:00.000Z
+                     */
+                    timestamp: string;
+                    /** @example whk_01JD2X5K8Y3V4M7N9P0Q1R2S3T */
+                    webhookId: string;
+                    /**
+                     * @description Stable across retries and redeliveries: deduplicate on it
+                     * @example dlv_01JD2X5K8Y3V4M7N9P0Q1R2S3T
+                     */
+                    deliveryId: string;
+                    data: components["schemas"]["ProjectChanged"];
+                    organization: {
+                        /** @example org_01JD2X5K8Y3V4M7N9P0Q1R2S3T */
+                        id: string;
+                        name: string;
+                    };
+                    /**
+                     * @description Present on sample deliveries of POST /webhooks/{id}/test
+                     * @constant
+                     */
+                    test?: true;
+                };
+            };
+        };
+        responses: {
+            /** @description Received */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    projectDeleted: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description sha256=<hex HMAC-SHA256 of the raw body, keyed with the secret> */
+                "X-Service-Signature": string;
+                /** @description The event type */
+                "X-Service-Event": string;
+                /** @description The deliveryId */
+                "X-Service-Delivery": string;
+                /** @description Standard Webhooks: the deliveryId */
+                "webhook-id": string;
+                /** @description Standard Webhooks: Unix seconds of this attempt */
+                "webhook-timestamp": string;
+                /** @description Standard Webhooks: v1,<base64 HMAC-SHA256 of "id.timestamp.body">; two during a secret rotation */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "event": "project.deleted",
+                 *       "timestamp": "2026-01-01T00:00:00.000Z",
+                 *       "webhookId": "whk_sample",
+                 *       "deliveryId": "dlv_sample",
+                 *       "data": {
+                 *         "id": "prj_sample",
+                 *         "name": "Sample project",
+                 *         "description": null,
+                 *         "icon": null,
+                 *         "color": null,
+                 *         "archived": false,
+                 *         "archivedAt": null,
+                 *         "createdAt": "2026-01-01T00:00:00.000Z",
+                 *         "updatedAt": "2026-01-01T00:00:00.000Z"
+                 *       },
+                 *       "organization": {
+                 *         "id": "org_sample",
+                 *         "name": "Acme"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /** @constant */
+                    event: "project.deleted";
+                    /**
+                     * Format: date-time
+                     * @description When the event happened; orders deliveries, which can arrive in any order
+                     * @example 2026-11-21T10:00:00.000Z
+                     */
+                    timestamp: string;
+                    /** @example whk_01JD2X5K8Y3V4M7N9P0Q1R2S3T */
+                    webhookId: string;
+                    /**
+                     * @description Stable across retries and redeliveries: deduplicate on it
+                     * @example dlv_01JD2X5K8Y3V4M7N9P0Q1R2S3T
+                     */
+                    deliveryId: string;
+                    data: components["schemas"]["Project"];
+                    organization: {
+                        /** @example org_01JD2X5K8Y3V4M7N9P0Q1R2S3T */
+                        id: string;
+                        name: string;
+                    };
+                    /**
+                     * @description Present on sample deliveries of POST /webhooks/{id}/test
+                     * @constant
+                     */
+                    test?: true;
+                };
+            };
+        };
+        responses: {
+            /** @description Received */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    memberAdded: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description sha256=<hex HMAC-SHA256 of the raw body, keyed with the secret> */
+                "X-Service-Signature": string;
+                /** @description The event type */
+                "X-Service-Event": string;
+                /** @description The deliveryId */
+                "X-Service-Delivery": string;
+                /** @description Standard Webhooks: the deliveryId */
+                "webhook-id": string;
+                /** @description Standard Webhooks: Unix seconds of this attempt */
+                "webhook-timestamp": string;
+                /** @description Standard Webhooks: v1,<base64 HMAC-SHA256 of "id.timestamp.body">; two during a secret rotation */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "event": "member.added",
+                 *       "timestamp": "2026-01-01T00:00:00.000Z",
+                 *       "webhookId": "whk_sample",
+                 *       "deliveryId": "dlv_sample",
+                 *       "data": {
+                 *         "id": "usr_sample",
+                 *         "email": "sample@example.com",
+                 *         "name": "Sample",
+                 *         "role": "member",
+                 *         "joinedAt": "2026-01-01T00:00:00.000Z"
+                 *       },
+                 *       "organization": {
+                 *         "id": "org_sample",
+                 *         "name": "Acme"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /** @constant */
+                    event: "member.added";
+                    /**
+                     * Format: date-time
+                     * @description When the event happened; orders deliveries, which can arrive in any order
+                     * @example 2026-11-21T10:00:00.000Z
+                     */
+                    timestamp: string;
+                    /** @example whk_01JD2X5K8Y3V4M7N9P0Q1R2S3T */
+                    webhookId: string;
+                    /**
+                     * @description Stable across retries and redeliveries: deduplicate on it
+                     * @example dlv_01JD2X5K8Y3V4M7N9P0Q1R2S3T
+                     */
+                    deliveryId: string;
+                    data: components["schemas"]["Member"];
+                    organization: {
+                        /** @example org_01JD2X5K8Y3V4M7N9P0Q1R2S3T */
+                        id: string;
+                        name: string;
+                    };
+                    /**
+                     * @description Present on sample deliveries of POST /webhooks/{id}/test
+                     * @constant
+                     */
+                    test?: true;
+                };
+            };
+        };
+        responses: {
+            /** @description Received */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    memberRemoved: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description sha256=<hex HMAC-SHA256 of the raw body, keyed with the secret> */
+                "X-Service-Signature": string;
+                /** @description The event type */
+                "X-Service-Event": string;
+                /** @description The deliveryId */
+                "X-Service-Delivery": string;
+                /** @description Standard Webhooks: the deliveryId */
+                "webhook-id": string;
+                /** @description Standard Webhooks: Unix seconds of this attempt */
+                "webhook-timestamp": string;
+                /** @description Standard Webhooks: v1,<base64 HMAC-SHA256 of "id.timestamp.body">; two during a secret rotation */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "event": "member.removed",
+                 *       "timestamp": "2026-01-01T00:00:00.000Z",
+                 *       "webhookId": "whk_sample",
+                 *       "deliveryId": "dlv_sample",
+                 *       "data": {
+                 *         "id": "usr_sample",
+                 *         "email": "sample@example.com",
+                 *         "name": "Sample",
+                 *         "role": "member",
+                 *         "joinedAt": "2026-01-01T00:00:00.000Z"
+                 *       },
+                 *       "organization": {
+                 *         "id": "org_sample",
+                 *         "name": "Acme"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /** @constant */
+                    event: "member.removed";
+                    /**
+                     * Format: date-time
+                     * @description When the event happened; orders deliveries, which can arrive in any order
+                     * @example 2026-11-21T10:00:00.000Z
+                     */
+                    timestamp: string;
+                    /** @example whk_01JD2X5K8Y3V4M7N9P0Q1R2S3T */
+                    webhookId: string;
+                    /**
+                     * @description Stable across retries and redeliveries: deduplicate on it
+                     * @example dlv_01JD2X5K8Y3V4M7N9P0Q1R2S3T
+                     */
+                    deliveryId: string;
+                    data: components["schemas"]["Member"];
+                    organization: {
+                        /** @example org_01JD2X5K8Y3V4M7N9P0Q1R2S3T */
+                        id: string;
+                        name: string;
+                    };
+                    /**
+                     * @description Present on sample deliveries of POST /webhooks/{id}/test
+                     * @constant
+                     */
+                    test?: true;
+                };
+            };
+        };
+        responses: {
+            /** @description Received */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    memberRoleChanged: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description sha256=<hex HMAC-SHA256 of the raw body, keyed with the secret> */
+                "X-Service-Signature": string;
+                /** @description The event type */
+                "X-Service-Event": string;
+                /** @description The deliveryId */
+                "X-Service-Delivery": string;
+                /** @description Standard Webhooks: the deliveryId */
+                "webhook-id": string;
+                /** @description Standard Webhooks: Unix seconds of this attempt */
+                "webhook-timestamp": string;
+                /** @description Standard Webhooks: v1,<base64 HMAC-SHA256 of "id.timestamp.body">; two during a secret rotation */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "event": "member.role_changed",
+                 *       "timestamp": "2026-01-01T00:00:00.000Z",
+                 *       "webhookId": "whk_sample",
+                 *       "deliveryId": "dlv_sample",
+                 *       "data": {
+                 *         "id": "usr_sample",
+                 *         "email": "sample@example.com",
+                 *         "name": "Sample",
+                 *         "role": "admin",
+                 *         "joinedAt": "2026-01-01T00:00:00.000Z",
+                 *         "previousAttributes": {
+                 *           "role": "member"
+                 *         }
+                 *       },
+                 *       "organization": {
+                 *         "id": "org_sample",
+                 *         "name": "Acme"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /** @constant */
+                    event: "member.role_changed";
+                    /**
+                     * Format: date-time
+                     * @description When the event happened; orders deliveries, which can arrive in any order
+                     * @example 2026-11-21T10:00:00.000Z
+                     */
+                    timestamp: string;
+                    /** @example whk_01JD2X5K8Y3V4M7N9P0Q1R2S3T */
+                    webhookId: string;
+                    /**
+                     * @description Stable across retries and redeliveries: deduplicate on it
+                     * @example dlv_01JD2X5K8Y3V4M7N9P0Q1R2S3T
+                     */
+                    deliveryId: string;
+                    data: components["schemas"]["MemberChanged"];
+                    organization: {
+                        /** @example org_01JD2X5K8Y3V4M7N9P0Q1R2S3T */
+                        id: string;
+                        name: string;
+                    };
+                    /**
+                     * @description Present on sample deliveries of POST /webhooks/{id}/test
+                     * @constant
+                     */
+                    test?: true;
+                };
+            };
+        };
+        responses: {
+            /** @description Received */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    commentCreated: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description sha256=<hex HMAC-SHA256 of the raw body, keyed with the secret> */
+                "X-Service-Signature": string;
+                /** @description The event type */
+                "X-Service-Event": string;
+                /** @description The deliveryId */
+                "X-Service-Delivery": string;
+                /** @description Standard Webhooks: the deliveryId */
+                "webhook-id": string;
+                /** @description Standard Webhooks: Unix seconds of this attempt */
+                "webhook-timestamp": string;
+                /** @description Standard Webhooks: v1,<base64 HMAC-SHA256 of "id.timestamp.body">; two during a secret rotation */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "event": "comment.created",
+                 *       "timestamp": "2026-01-01T00:00:00.000Z",
+                 *       "webhookId": "whk_sample",
+                 *       "deliveryId": "dlv_sample",
+                 *       "data": {
+                 *         "id": "cmt_sample",
+                 *         "taskId": "tsk_sample",
+                 *         "authorId": "usr_sample",
+                 *         "content": "Sample comment",
+                 *         "mentions": [],
+                 *         "createdAt": "2026-01-01T00:00:00.000Z",
+                 *         "updatedAt": "2026-01-01T00:00:00.000Z"
+                 *       },
+                 *       "organization": {
+                 *         "id": "org_sample",
+                 *         "name": "Acme"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /** @constant */
+                    event: "comment.created";
+                    /**
+                     * Format: date-time
+                     * @description When the event happened; orders deliveries, which can arrive in any order
+                     * @example 2026-11-21T10:00:00.000Z
+                     */
+                    timestamp: string;
+                    /** @example whk_01JD2X5K8Y3V4M7N9P0Q1R2S3T */
+                    webhookId: string;
+                    /**
+                     * @description Stable across retries and redeliveries: deduplicate on it
+                     * @example dlv_01JD2X5K8Y3V4M7N9P0Q1R2S3T
+                     */
+                    deliveryId: string;
+                    data: components["schemas"]["CommentRecord"];
+                    organization: {
+                        /** @example org_01JD2X5K8Y3V4M7N9P0Q1R2S3T */
+                        id: string;
+                        name: string;
+                    };
+                    /**
+                     * @description Present on sample deliveries of POST /webhooks/{id}/test
+                     * @constant
+                     */
+                    test?: true;
+                };
+            };
+        };
+        responses: {
+            /** @description Received */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    commentUpdated: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description sha256=<hex HMAC-SHA256 of the raw body, keyed with the secret> */
+                "X-Service-Signature": string;
+                /** @description The event type */
+                "X-Service-Event": string;
+                /** @description The deliveryId */
+                "X-Service-Delivery": string;
+                /** @description Standard Webhooks: the deliveryId */
+                "webhook-id": string;
+                /** @description Standard Webhooks: Unix seconds of this attempt */
+                "webhook-timestamp": string;
+                /** @description Standard Webhooks: v1,<base64 HMAC-SHA256 of "id.timestamp.body">; two during a secret rotation */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "event": "comment.updated",
+                 *       "timestamp": "2026-01-01T00:00:00.000Z",
+                 *       "webhookId": "whk_sample",
+                 *       "deliveryId": "dlv_sample",
+                 *       "data": {
+                 *         "id": "cmt_sample",
+                 *         "taskId": "tsk_sample",
+                 *         "authorId": "usr_sample",
+                 *         "content": "Edited",
+                 *         "mentions": [],
+                 *         "createdAt": "2026-01-01T00:00:00.000Z",
+                 *         "updatedAt": "2026-01-01T00:00:00.000Z",
+                 *         "previousAttributes": {
+                 *           "content": "Sample comment"
+                 *         }
+                 *       },
+                 *       "organization": {
+                 *         "id": "org_sample",
+                 *         "name": "Acme"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /** @constant */
+                    event: "comment.updated";
+                    /**
+                     * Format: date-time
+                     * @description When the event happened; orders deliveries, which can arrive in any order
+                     * @example 2026-11-21T10:00:00.000Z
+                     */
+                    timestamp: string;
+                    /** @example whk_01JD2X5K8Y3V4M7N9P0Q1R2S3T */
+                    webhookId: string;
+                    /**
+                     * @description Stable across retries and redeliveries: deduplicate on it
+                     * @example dlv_01JD2X5K8Y3V4M7N9P0Q1R2S3T
+                     */
+                    deliveryId: string;
+                    data: components["schemas"]["CommentChanged"];
+                    organization: {
+                        /** @example org_01JD2X5K8Y3V4M7N9P0Q1R2S3T */
+                        id: string;
+                        name: string;
+                    };
+                    /**
+                     * @description Present on sample deliveries of POST /webhooks/{id}/test
+                     * @constant
+                     */
+                    test?: true;
+                };
+            };
+        };
+        responses: {
+            /** @description Received */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    commentDeleted: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description sha256=<hex HMAC-SHA256 of the raw body, keyed with the secret> */
+                "X-Service-Signature": string;
+                /** @description The event type */
+                "X-Service-Event": string;
+                /** @description The deliveryId */
+                "X-Service-Delivery": string;
+                /** @description Standard Webhooks: the deliveryId */
+                "webhook-id": string;
+                /** @description Standard Webhooks: Unix seconds of this attempt */
+                "webhook-timestamp": string;
+                /** @description Standard Webhooks: v1,<base64 HMAC-SHA256 of "id.timestamp.body">; two during a secret rotation */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "event": "comment.deleted",
+                 *       "timestamp": "2026-01-01T00:00:00.000Z",
+                 *       "webhookId": "whk_sample",
+                 *       "deliveryId": "dlv_sample",
+                 *       "data": {
+                 *         "id": "cmt_sample",
+                 *         "taskId": "tsk_sample",
+                 *         "authorId": "usr_sample",
+                 *         "content": "Sample comment",
+                 *         "mentions": [],
+                 *         "createdAt": "2026-01-01T00:00:00.000Z",
+                 *         "updatedAt": "2026-01-01T00:00:00.000Z"
+                 *       },
+                 *       "organization": {
+                 *         "id": "org_sample",
+                 *         "name": "Acme"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /** @constant */
+                    event: "comment.deleted";
+                    /**
+                     * Format: date-time
+                     * @description When the event happened; orders deliveries, which can arrive in any order
+                     * @example 2026-11-21T10:00:00.000Z
+                     */
+                    timestamp: string;
+                    /** @example whk_01JD2X5K8Y3V4M7N9P0Q1R2S3T */
+                    webhookId: string;
+                    /**
+                     * @description Stable across retries and redeliveries: deduplicate on it
+                     * @example dlv_01JD2X5K8Y3V4M7N9P0Q1R2S3T
+                     */
+                    deliveryId: string;
+                    data: components["schemas"]["CommentRecord"];
+                    organization: {
+                        /** @example org_01JD2X5K8Y3V4M7N9P0Q1R2S3T */
+                        id: string;
+                        name: string;
+                    };
+                    /**
+                     * @description Present on sample deliveries of POST /webhooks/{id}/test
+                     * @constant
+                     */
+                    test?: true;
+                };
+            };
+        };
+        responses: {
+            /** @description Received */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    fileUploaded: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description sha256=<hex HMAC-SHA256 of the raw body, keyed with the secret> */
+                "X-Service-Signature": string;
+                /** @description The event type */
+                "X-Service-Event": string;
+                /** @description The deliveryId */
+                "X-Service-Delivery": string;
+                /** @description Standard Webhooks: the deliveryId */
+                "webhook-id": string;
+                /** @description Standard Webhooks: Unix seconds of this attempt */
+                "webhook-timestamp": string;
+                /** @description Standard Webhooks: v1,<base64 HMAC-SHA256 of "id.timestamp.body">; two during a secret rotation */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "event": "file.uploaded",
+                 *       "timestamp": "2026-01-01T00:00:00.000Z",
+                 *       "webhookId": "whk_sample",
+                 *       "deliveryId": "dlv_sample",
+                 *       "data": {
+                 *         "id": "fil_sample",
+                 *         "projectId": "prj_sample",
+                 *         "name": "sample.txt",
+                 *         "size": 6,
+                 *         "contentType": "text/plain",
+                 *         "uploaderId": "usr_sample",
+                 *         "createdAt": "2026-01-01T00:00:00.000Z"
+                 *       },
+                 *       "organization": {
+                 *         "id": "org_sample",
+                 *         "name": "Acme"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /** @constant */
+                    event: "file.uploaded";
+                    /**
+                     * Format: date-time
+                     * @description When the event happened; orders deliveries, which can arrive in any order
+                     * @example 2026-11-21T10:00:00.000Z
+                     */
+                    timestamp: string;
+                    /** @example whk_01JD2X5K8Y3V4M7N9P0Q1R2S3T */
+                    webhookId: string;
+                    /**
+                     * @description Stable across retries and redeliveries: deduplicate on it
+                     * @example dlv_01JD2X5K8Y3V4M7N9P0Q1R2S3T
+                     */
+                    deliveryId: string;
+                    data: components["schemas"]["FileRecord"];
+                    organization: {
+                        /** @example org_01JD2X5K8Y3V4M7N9P0Q1R2S3T */
+                        id: string;
+                        name: string;
+                    };
+                    /**
+                     * @description Present on sample deliveries of POST /webhooks/{id}/test
+                     * @constant
+                     */
+                    test?: true;
+                };
+            };
+        };
+        responses: {
+            /** @description Received */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    fileDeleted: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description sha256=<hex HMAC-SHA256 of the raw body, keyed with the secret> */
+                "X-Service-Signature": string;
+                /** @description The event type */
+                "X-Service-Event": string;
+                /** @description The deliveryId */
+                "X-Service-Delivery": string;
+                /** @description Standard Webhooks: the deliveryId */
+                "webhook-id": string;
+                /** @description Standard Webhooks: Unix seconds of this attempt */
+                "webhook-timestamp": string;
+                /** @description Standard Webhooks: v1,<base64 HMAC-SHA256 of "id.timestamp.body">; two during a secret rotation */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "event": "file.deleted",
+                 *       "timestamp": "2026-01-01T00:00:00.000Z",
+                 *       "webhookId": "whk_sample",
+                 *       "deliveryId": "dlv_sample",
+                 *       "data": {
+                 *         "id": "fil_sample",
+                 *         "projectId": "prj_sample",
+                 *         "name": "sample.txt",
+                 *         "size": 6,
+                 *         "contentType": "text/plain",
+                 *         "uploaderId": "usr_sample",
+                 *         "createdAt": "2026-01-01T00:00:00.000Z"
+                 *       },
+                 *       "organization": {
+                 *         "id": "org_sample",
+                 *         "name": "Acme"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /** @constant */
+                    event: "file.deleted";
+                    /**
+                     * Format: date-time
+                     * @description When the event happened; orders deliveries, which can arrive in any order
+                     * @example 2026-11-21T10:00:00.000Z
+                     */
+                    timestamp: string;
+                    /** @example whk_01JD2X5K8Y3V4M7N9P0Q1R2S3T */
+                    webhookId: string;
+                    /**
+                     * @description Stable across retries and redeliveries: deduplicate on it
+                     * @example dlv_01JD2X5K8Y3V4M7N9P0Q1R2S3T
+                     */
+                    deliveryId: string;
+                    data: components["schemas"]["FileRecord"];
+                    organization: {
+                        /** @example org_01JD2X5K8Y3V4M7N9P0Q1R2S3T */
+                        id: string;
+                        name: string;
+                    };
+                    /**
+                     * @description Present on sample deliveries of POST /webhooks/{id}/test
+                     * @constant
+                     */
+                    test?: true;
+                };
+            };
+        };
+        responses: {
+            /** @description Received */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };

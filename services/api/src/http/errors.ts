@@ -40,6 +40,10 @@ const CODES: Record<ErrorCode, { status: number; type: string }> = {
 
 export const errorStatus = (code: ErrorCode): number => CODES[code].status;
 
+/** Every code and every type an error body can carry, for the OpenAPI document. */
+export const ERROR_CODES = Object.keys(CODES) as ErrorCode[];
+export const ERROR_TYPES = [...new Set(Object.values(CODES).map(({ type }) => type))];
+
 /** The one error class: only the error middleware turns it into a response. */
 export class ApiError extends Error {
   readonly status: number;

@@ -51,6 +51,13 @@ export function defineResource<R>(finder: ResourceFinder<R>): Resource<R> {
 }
 
 interface Common<P, Q, B> {
+  /**
+   * The operation's name in the OpenAPI document, which generated clients name their functions
+   * after: a short camelCase verb and resource (`createTask`, `listTaskComments`), unique, and
+   * never changed once published. Given here, not derived from the path, so that it stays put
+   * when a path is reworded.
+   */
+  operationId: string;
   method: 'get' | 'post' | 'patch' | 'delete';
   /** Express path, relative to /v1 (`/tasks/:taskId`). */
   path: string;
@@ -165,7 +172,8 @@ export function definePublicRoute<P = Empty, Q = Empty, B = Empty, Res = undefin
 
 /** Every error code a route can answer: those of its kind, of its inputs, and its own. */
 export function errorCodes(route: RouteDefinition): ErrorCode[] {
-  const codes = new Set<ErrorCode>(['internal_error', 'unavailable']);
+  // Any request: headers over 16 KB (Node's parser), a method its path does not serve (DECISIONS §15).
+  const codes = new Set<ErrorCode>(['headers_too_large', 'method_not_allowed', 'internal_error', 'unavailable']);
   if (route.kind === 'authenticated') for (const code of ['unauthenticated', 'forbidden', 'rate_limited'] as const) codes.add(code);
   if (route.params || route.query || route.body || route.multipart) codes.add('invalid_request');
   if (route.body || route.multipart || route.method === 'post' || route.method === 'patch') {

@@ -108,9 +108,13 @@ export const fields = {
       .error((errors: Joi.ErrorReport[]) => errors.map((error) => Object.assign(error, { path: error.path.slice(0, 1) }))),
   /** An id the caller names in a body or query; an id of no such record is refused where it is used. */
   ref: () => Joi.string().min(1).max(100),
-  /** A timestamp, handed over in its canonical form: UTC with milliseconds. */
+  /**
+   * A timestamp, handed over in its canonical form: UTC with milliseconds. Declared
+   * `format: date-time` in the OpenAPI document; the check itself is stricter (DECISIONS §3).
+   */
   timestamp: () =>
     Joi.string()
+      .meta({ format: 'date-time' })
       .custom((text: string, helpers) => parseTimestamp(text)?.toISOString() ?? helpers.error('timestamp.format'))
       .messages({
         'timestamp.format': '{{#label}} must be an RFC 3339 date-time with a time zone in the years 0001-9999, such as 2026-11-21T10:00:00Z',

@@ -1,5 +1,5 @@
 import type Joi from 'joi';
-import { errorStatus, type ErrorCode } from '../http/errors';
+import { ERROR_CODES, ERROR_TYPES, errorStatus, type ErrorCode } from '../http/errors';
 import { answersWithEtag, errorCodes, honoursIfMatch, readsOneRecord, type RouteDefinition } from '../http/route';
 import { toJsonSchema, type JsonSchema } from './json-schema';
 import { webhookEntries } from './webhook-entries';
@@ -84,11 +84,15 @@ const HEADERS: Record<string, JsonSchema> = {
     schema: { type: 'string' },
   },
   Location: { description: 'The URL of the record created', required: true, schema: { type: 'string', format: 'uri' } },
+  Allow: { description: 'The methods the path serves, comma-separated (`GET, POST`)', required: true, schema: { type: 'string' } },
 };
 
 /** The response headers an answer of this route and status carries. */
 function responseHeaders(route: RouteDefinition, status: number): Record<string, { $ref: string }> {
   const names = ['X-Request-Id'];
+  // A 431 (Node's parser) and a 405 (no route for the method) may come before authentication: only the request id is promised.
+  if (status === 405) names.push('Allow');
+  if (status === 405 || status === 431) return Object.fromEntries(names.map((name) => [name, { $ref: `#/components/headers/${name}` }]));
   if (route.kind === 'authenticated' && status !== 401) names.push('X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset');
   if (status === 429) names.push('Retry-After');
   if (route.kind === 'authenticated' && route.method === 'post' && status < 500) names.push('Idempotent-Replayed');
@@ -106,7 +110,8 @@ function requestBody(route: RouteDefinition, components: Record<string, JsonSche
         'multipart/form-data': {
           schema: {
             type: 'object',
-            properties: { ...fields.properties, [route.multipart.file]: { type: 'string', format: 'binary' } },
+            // OpenAPI 3.1 says binary content by its media type (`format: binary` is 3.0's way).
+            properties: { ...fields.properties, [route.multipart.file]: { type: 'string', contentMediaType: 'application/octet-stream' } },
             required: [...(fields.required ?? []), route.multipart.file],
           },
         },
@@ -127,11 +132,13 @@ const STATUS_TEXT: Record<number, string> = {
   401: 'Missing, malformed, unknown, revoked or expired API key',
   403: 'The key lacks the permission, or a plan quota is spent',
   404: 'Not found (also for another organization’s ids)',
+  405: 'The path does not serve this method; Allow lists those it does',
   409: 'Conflict',
   412: 'The resource changed since the ETag given in If-Match',
   413: 'Payload too large',
   415: 'Unsupported media type',
   429: 'Daily quota spent, or too many unknown keys from this address',
+  431: 'The request line and headers exceed 16 KB',
   500: 'Internal error',
   503: 'A backing service is unavailable',
 };
@@ -154,7 +161,7 @@ function responses(route: RouteDefinition, components: Record<string, JsonSchema
       content: {
         'application/json': {
           schema: {
-            allOf: [{ $ref: '#/components/schemas/Error' }, { properties: { error: { properties: { code: { enum: codes } } } } }],
+            allOf: [{ $ref: '#/components/schemas/ErrorBody' }, { properties: { error: { properties: { code: { enum: codes } } } } }],
           },
         },
       },
@@ -174,10 +181,10 @@ const ERROR_SCHEMA: JsonSchema = {
       required: ['code', 'message', 'param', 'type'],
       additionalProperties: false,
       properties: {
-        code: { type: 'string' },
+        code: { type: 'string', enum: ERROR_CODES },
         message: { type: 'string' },
         param: { type: ['string', 'null'], description: 'The offending field, when there is one' },
-        type: { type: 'string' },
+        type: { type: 'string', enum: ERROR_TYPES },
       },
     },
   },
@@ -185,13 +192,14 @@ const ERROR_SCHEMA: JsonSchema = {
 
 /** `GET /v1/openapi.json`: OpenAPI 3.1, generated from the route definitions that validate requests and shape responses. */
 export function buildOpenApiDocument(routes: readonly RouteDefinition[], serverUrl: string): OpenApiDocument {
-  const components: Record<string, JsonSchema> = { Error: ERROR_SCHEMA };
+  // Named so as not to shadow a global of the languages clients are generated in (`Error`, `File`).
+  const components: Record<string, JsonSchema> = { ErrorBody: ERROR_SCHEMA };
   const paths: Record<string, Record<string, unknown>> = {};
   for (const route of routes) {
     const body = requestBody(route, components);
     const permission = route.kind === 'authenticated' ? `Needs the \`${route.permission}\` permission.` : 'Needs no API key.';
     (paths[openApiPath(route.path)] ??= {})[route.method] = {
-      operationId: operationId(route),
+      operationId: route.operationId,
       summary: route.summary,
       description: [route.description, permission].filter(Boolean).join('\n\n'),
       tags: [route.tag],
@@ -202,6 +210,8 @@ export function buildOpenApiDocument(routes: readonly RouteDefinition[], serverU
       responses: responses(route, components),
     };
   }
+  const webhooks = webhookEntries(components);
+  assertOperationIds([...Object.values(paths), ...Object.values(webhooks)]);
   return {
     openapi: '3.1.0',
     info: {
@@ -214,7 +224,7 @@ export function buildOpenApiDocument(routes: readonly RouteDefinition[], serverU
     security: [{ bearer: [] }],
     tags: [...new Set(routes.map((route) => route.tag))].map((name) => ({ name })),
     paths,
-    webhooks: webhookEntries(components),
+    webhooks,
     components: {
       securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'An API key, `tk_live_...` or `tk_test_...`' } },
       headers: HEADERS,
@@ -223,8 +233,18 @@ export function buildOpenApiDocument(routes: readonly RouteDefinition[], serverU
   };
 }
 
-/** `get /tasks/:taskId` → `getTasksTaskId`; stable and unique per route. */
-function operationId(route: RouteDefinition): string {
-  const words = route.path.split(/[/:-]/).filter(Boolean);
-  return route.method + words.map((w) => w[0]!.toUpperCase() + w.slice(1)).join('');
+const OPERATION_ID = /^[a-z][a-zA-Z0-9]{2,39}$/;
+
+/**
+ * Generated clients name a function after each operationId: every one short camelCase, and
+ * unique across paths and webhooks (OpenAPI requires it). A duplicate fails at boot, not in a client.
+ */
+function assertOperationIds(pathItems: readonly Record<string, unknown>[]): void {
+  const seen = new Set<string>();
+  for (const operation of pathItems.flatMap((item) => Object.values(item) as { operationId?: string }[])) {
+    const id = operation.operationId ?? '';
+    if (!OPERATION_ID.test(id)) throw new Error(`operationId ${JSON.stringify(id)} is not short camelCase`);
+    if (seen.has(id)) throw new Error(`operationId ${id} is used twice`);
+    seen.add(id);
+  }
 }

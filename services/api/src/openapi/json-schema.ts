@@ -9,20 +9,31 @@ export function toJsonSchema(schema: Joi.Schema, components: Record<string, Json
   // The converter returns the shared schemas beside a top-level $ref; they belong in components.
   const { schemas, ...rest } = converted;
   Object.assign(components, schemas ?? {});
-  for (const schema of Object.values(components)) dropPatternEchoes(schema);
-  dropPatternEchoes(rest);
+  for (const schema of Object.values(components)) rewritePatternMaps(schema);
+  rewritePatternMaps(rest);
   return rest;
 }
 
 /**
- * joi-to-json writes `Joi.object().pattern(/re/, value)` correctly as `patternProperties`, but also
- * echoes it as a property literally named "/re/"; that property does not exist.
+ * joi-to-json writes `Joi.object().pattern(/re/, value)` as `patternProperties` with
+ * `additionalProperties: false` (and echoes it as a property literally named "/re/", which does not
+ * exist). Valid, but client generators read "no additional properties" and give the map no values
+ * at all (zod: `z.record(z.string(), z.never())`). A map with one key pattern and no named keys
+ * says the same with `propertyNames` and `additionalProperties`, which they understand: every key
+ * matches the pattern, every value the value schema.
  */
-function dropPatternEchoes(node: unknown): void {
+function rewritePatternMaps(node: unknown): void {
   if (typeof node !== 'object' || node === null) return;
-  const schema = node as { properties?: Record<string, unknown>; patternProperties?: Record<string, unknown> };
+  const schema = node as JsonSchema & { properties?: Record<string, unknown>; patternProperties?: Record<string, unknown> };
   if (schema.properties && schema.patternProperties) {
     for (const pattern of Object.keys(schema.patternProperties)) delete schema.properties[`/${pattern}/`];
   }
-  for (const child of Object.values(node)) dropPatternEchoes(child);
+  const patterns = Object.entries(schema.patternProperties ?? {});
+  if (patterns.length === 1 && schema.additionalProperties === false && Object.keys(schema.properties ?? {}).length === 0) {
+    const [[pattern, value]] = patterns as [[string, unknown]];
+    delete schema.properties;
+    delete schema.patternProperties;
+    Object.assign(schema, { propertyNames: { pattern }, additionalProperties: value });
+  }
+  for (const child of Object.values(node)) rewritePatternMaps(child);
 }

@@ -28,7 +28,7 @@ const DATA: Record<EventType, Joi.ObjectSchema> = {
 };
 
 function withPrevious(record: Joi.ObjectSchema): Joi.ObjectSchema {
-  const name = (record.describe().flags as { id?: string } | undefined)?.id ?? 'Record';
+  const name = (record.describe().flags as { id?: string } | undefined)?.id?.replace(/Record$/, '') ?? 'Record';
   return record.id(`${name}Changed`).keys({
     previousAttributes: Joi.object().unknown(true).required().description("The changed fields' values before the change"),
   });
@@ -55,13 +55,17 @@ const SIGNATURE_HEADERS = [
   ['webhook-signature', 'Standard Webhooks: v1,<base64 HMAC-SHA256 of "id.timestamp.body">; two during a secret rotation'],
 ] as const;
 
+/** `member.role_changed` → `memberRoleChanged`: the event type, as the name generated clients give its payload. */
+const operationId = (type: EventType): string => type.replace(/[._](\w)/g, (_, letter: string) => letter.toUpperCase());
+
 /** The `webhooks` section: one entry per event type, the POST a subscriber receives. */
-export function webhookEntries(components: Record<string, JsonSchema>): Record<string, unknown> {
+export function webhookEntries(components: Record<string, JsonSchema>): Record<string, Record<string, unknown>> {
   return Object.fromEntries(
     EVENT_TYPES.map((type) => [
       type,
       {
         post: {
+          operationId: operationId(type),
           summary: `${type} delivery`,
           description: 'Any 2xx within 5 s is success; otherwise retried 1 min, 5 min, 15 min, 1 h, 3 h and 6 h later, with the same deliveryId and body.',
           parameters: SIGNATURE_HEADERS.map(([name, description]) => ({ name, in: 'header', required: true, description, schema: { type: 'string' } })),

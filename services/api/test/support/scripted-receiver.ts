@@ -12,6 +12,8 @@ export interface Delivered {
   deliveryId: string;
   event: string;
   body: string;
+  /** As Node gives them: names in lower case. */
+  headers: http.IncomingHttpHeaders;
 }
 
 /**
@@ -27,7 +29,7 @@ export async function startScriptedReceiver(initial: Answer = { status: 200, hea
     req.on('end', () => {
       const body = Buffer.concat(chunks).toString('utf8');
       const parsed = JSON.parse(body) as { deliveryId: string; event: string };
-      received.push({ deliveryId: parsed.deliveryId, event: parsed.event, body });
+      received.push({ deliveryId: parsed.deliveryId, event: parsed.event, body, headers: req.headers });
       const { status, headers = {}, body: answer = '' } = state.answer;
       res.statusCode = status;
       for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);

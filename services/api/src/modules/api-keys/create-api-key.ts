@@ -5,6 +5,7 @@ import { createApiKeyBody } from './api-key-schemas';
 import { createdApiKeySchema, issueApiKey } from './issue-api-key';
 
 export const createApiKey = defineRoute({
+  operationId: 'createApiKey',
   method: 'post',
   path: '/api-keys',
   summary: 'Create an API key',

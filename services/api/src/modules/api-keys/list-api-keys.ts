@@ -6,6 +6,7 @@ import { apiKeyRecordSchema, toApiKeyRecord } from './issue-api-key';
 
 /** Keys belong to the organization, not to a mode: both live and test keys are listed. */
 export const listApiKeys = defineRoute({
+  operationId: 'listApiKeys',
   method: 'get',
   path: '/api-keys',
   summary: "List the organization's API keys",

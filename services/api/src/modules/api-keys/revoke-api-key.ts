@@ -3,6 +3,7 @@ import { defineRoute } from '../../http/route';
 import { apiKeyParams } from './api-key-schemas';
 
 export const revokeApiKey = defineRoute({
+  operationId: 'revokeApiKey',
   method: 'delete',
   path: '/api-keys/:keyId',
   summary: 'Revoke an API key',

@@ -24,7 +24,7 @@ export const commentRecordSchema = Joi.object<CommentRecord, true>({
   mentions: Joi.array().items(Joi.string()).required().description('Member ids'),
   createdAt: out.timestamp(),
   updatedAt: out.timestamp(),
-}).id('Comment');
+}).id('CommentRecord');
 
 /**
  * The comments of the task named by the path: the finder matches that task too, so a comment is

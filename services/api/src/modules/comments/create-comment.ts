@@ -8,6 +8,7 @@ import { commentRecordSchema, toCommentRecord } from './comment-record';
 import { createCommentBody, taskCommentsParams } from './comment-schemas';
 
 export const createComment = defineRoute({
+  operationId: 'createTaskComment',
   method: 'post',
   path: '/tasks/:taskId/comments',
   summary: 'Comment on a task',

@@ -7,6 +7,7 @@ import { assertMayChange } from './comment-rules';
 import { commentParams } from './comment-schemas';
 
 export const deleteComment = defineRoute({
+  operationId: 'deleteTaskComment',
   method: 'delete',
   path: '/tasks/:taskId/comments/:commentId',
   summary: 'Delete a comment',

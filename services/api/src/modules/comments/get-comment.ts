@@ -4,6 +4,7 @@ import { commentRecordSchema, commentResource, toCommentRecord } from './comment
 import { commentParams } from './comment-schemas';
 
 export const getComment = defineRoute({
+  operationId: 'getTaskComment',
   method: 'get',
   path: '/tasks/:taskId/comments/:commentId',
   summary: 'Get a comment',

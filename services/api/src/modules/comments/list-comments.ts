@@ -8,6 +8,7 @@ import { commentOrder, listCommentsQuery, taskCommentsParams } from './comment-s
 
 /** Oldest first, so a conversation reads top to bottom. */
 export const listComments = defineRoute({
+  operationId: 'listTaskComments',
   method: 'get',
   path: '/tasks/:taskId/comments',
   summary: "List a task's comments",

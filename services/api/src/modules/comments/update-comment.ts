@@ -9,6 +9,7 @@ import { assertMayChange } from './comment-rules';
 import { commentParams, updateCommentBody } from './comment-schemas';
 
 export const updateComment = defineRoute({
+  operationId: 'updateTaskComment',
   method: 'patch',
   path: '/tasks/:taskId/comments/:commentId',
   summary: 'Edit a comment',

@@ -16,6 +16,7 @@ const dashboardLinkSchema = Joi.object<{ url: string; expiresAt: string }, true>
  * every permission of that role may ask for one; a restricted key must not be worth its user.
  */
 export const createDashboardLink = defineRoute({
+  operationId: 'createDashboardLink',
   method: 'post',
   path: '/dashboard-links',
   summary: 'A one-time dashboard sign-in link for the key’s user',

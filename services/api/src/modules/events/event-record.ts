@@ -21,4 +21,4 @@ export const eventRecordSchema = Joi.object<EventRecord, true>({
     .required(),
   createdAt: out.timestamp(),
   data: Joi.object().unknown().required().description('The record as the API returns it, as in the webhook delivery body'),
-}).id('Event');
+}).id('EventRecord');

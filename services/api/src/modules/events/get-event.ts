@@ -6,6 +6,7 @@ import { eventRecordSchema, toEventRecord } from './event-record';
 import { eventParams } from './event-schemas';
 
 export const getEvent = defineRoute({
+  operationId: 'getEvent',
   method: 'get',
   path: '/events/:eventId',
   summary: 'Get an event',

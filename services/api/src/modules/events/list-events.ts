@@ -8,6 +8,7 @@ import { eventOrder, listEventsQuery } from './event-schemas';
 
 /** Lets a client catch up on what it missed without a webhook: the tenant's events of the last 30 days. */
 export const listEvents = defineRoute({
+  operationId: 'listEvents',
   method: 'get',
   path: '/events',
   summary: 'List events',

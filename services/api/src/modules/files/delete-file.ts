@@ -9,6 +9,7 @@ import { fileParams } from './file-schemas';
  * file stays whole.
  */
 export const deleteFile = defineRoute({
+  operationId: 'deleteFile',
   method: 'delete',
   path: '/files/:fileId',
   summary: 'Delete a file',

@@ -4,6 +4,7 @@ import { DOWNLOAD_URL_TTL_SECONDS, fileParams } from './file-schemas';
 
 /** A presigned URL, valid 15 minutes, that downloads the bytes with the file's name and type. */
 export const downloadFile = defineRoute({
+  operationId: 'getFileDownloadUrl',
   method: 'get',
   path: '/files/:fileId/download',
   summary: "Get a download URL for a file's bytes",

@@ -24,7 +24,7 @@ export const fileRecordSchema = Joi.object<FileRecord, true>({
   contentType: Joi.string().required().example('text/plain'),
   uploaderId: Joi.string().required(),
   createdAt: out.timestamp(),
-}).id('File');
+}).id('FileRecord');
 
 /** A presigned URL that downloads the file's bytes with its name and type. */
 export interface FileDownload {

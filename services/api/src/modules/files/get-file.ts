@@ -3,6 +3,7 @@ import { fileRecordSchema, fileResource, toFileRecord } from './file-record';
 import { fileParams } from './file-schemas';
 
 export const getFile = defineRoute({
+  operationId: 'getFile',
   method: 'get',
   path: '/files/:fileId',
   summary: "Get a file's record",

@@ -6,6 +6,7 @@ import { fileRecordSchema, toFileRecord } from './file-record';
 import { fileOrder, listFilesQuery } from './file-schemas';
 
 export const listFiles = defineRoute({
+  operationId: 'listFiles',
   method: 'get',
   path: '/files',
   summary: 'List files',

@@ -10,6 +10,7 @@ import { uploadFields, uploadedFileName } from './file-schemas';
 import { receiveUpload } from './receive-upload';
 
 export const uploadFile = defineRoute({
+  operationId: 'uploadFile',
   method: 'post',
   path: '/files',
   summary: 'Upload a file',

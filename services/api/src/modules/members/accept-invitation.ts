@@ -39,6 +39,7 @@ const acceptedInvitationSchema = Joi.object<AcceptedInvitation, true>({
  * the user, the membership and a first live key following the role.
  */
 export const acceptInvitation = definePublicRoute({
+  operationId: 'acceptInvitation',
   method: 'post',
   path: '/invitations/accept',
   summary: 'Accept an invitation',

@@ -12,6 +12,7 @@ export const hashInvitationToken = (token: string) => createHash('sha256').updat
 
 /** The token is returned once; only its hash is stored. It is valid 7 days and for one acceptance. */
 export const inviteMember = defineRoute({
+  operationId: 'inviteMember',
   method: 'post',
   path: '/members/invite',
   summary: 'Invite a member',

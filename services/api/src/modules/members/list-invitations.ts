@@ -6,6 +6,7 @@ import { invitationOrder, listInvitationsQuery } from './member-schemas';
 
 /** The pending invitations, newest first. */
 export const listInvitations = defineRoute({
+  operationId: 'listInvitations',
   method: 'get',
   path: '/members/invitations',
   summary: 'List pending invitations',

@@ -5,6 +5,7 @@ import { memberRecordSchema, toMemberRecord } from './member-record';
 import { listMembersQuery, memberOrder } from './member-schemas';
 
 export const listMembers = defineRoute({
+  operationId: 'listMembers',
   method: 'get',
   path: '/members',
   summary: 'List members',

@@ -11,6 +11,7 @@ import { assertNotLastAdmin, lockMember, memberEventScope, memberKey } from './m
  * the invitations they sent that are still pending, and their dashboard sessions and sign-in links.
  */
 export const removeMember = defineRoute({
+  operationId: 'removeMember',
   method: 'delete',
   path: '/members/:userId',
   summary: 'Remove a member',

@@ -5,6 +5,7 @@ import { invitationParams } from './member-schemas';
 
 /** Its token then fails like an unknown one. Only a pending invitation can be revoked. */
 export const revokeInvitation = defineRoute({
+  operationId: 'revokeInvitation',
   method: 'delete',
   path: '/members/invitations/:invitationId',
   summary: 'Revoke an invitation',

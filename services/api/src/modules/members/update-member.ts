@@ -6,6 +6,7 @@ import { memberParams, updateMemberBody } from './member-schemas';
 import { assertKeyCanGrant, assertNotLastAdmin, lockMember, memberEventScope, memberKey } from './membership-rules';
 
 export const updateMember = defineRoute({
+  operationId: 'updateMember',
   method: 'patch',
   path: '/members/:userId',
   summary: "Change a member's role",

@@ -6,6 +6,7 @@ import { projectRecordSchema, toProjectRecord } from './project-record';
 import { createProjectBody } from './project-schemas';
 
 export const createProject = defineRoute({
+  operationId: 'createProject',
   method: 'post',
   path: '/projects',
   summary: 'Create a project',

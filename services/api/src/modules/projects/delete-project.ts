@@ -13,6 +13,7 @@ const STORE_DELETION_TIMEOUT_MS = 60_000;
  * store is down the call fails (503) and nothing is deleted.
  */
 export const deleteProject = defineRoute({
+  operationId: 'deleteProject',
   method: 'delete',
   path: '/projects/:projectId',
   summary: 'Delete a project',

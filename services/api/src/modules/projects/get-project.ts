@@ -3,6 +3,7 @@ import { projectRecordSchema, projectResource, toProjectRecord } from './project
 import { projectParams } from './project-schemas';
 
 export const getProject = defineRoute({
+  operationId: 'getProject',
   method: 'get',
   path: '/projects/:projectId',
   summary: 'Get a project',

@@ -7,6 +7,7 @@ import { projectRecordSchema, toProjectRecord } from './project-record';
 import { listProjectsQuery } from './project-schemas';
 
 export const listProjects = defineRoute({
+  operationId: 'listProjects',
   method: 'get',
   path: '/projects',
   summary: 'List projects',

@@ -6,6 +6,7 @@ import { projectRecordSchema, projectResource, toProjectRecord } from './project
 import { projectParams, updateProjectBody } from './project-schemas';
 
 export const updateProject = defineRoute({
+  operationId: 'updateProject',
   method: 'patch',
   path: '/projects/:projectId',
   summary: 'Update a project',

@@ -13,6 +13,7 @@ import { createTaskBody } from './task-schemas';
  * was inserted, the checks run again one by one to say which field was wrong.
  */
 export const createTask = defineRoute({
+  operationId: 'createTask',
   method: 'post',
   path: '/tasks',
   summary: 'Create a task',

@@ -5,6 +5,7 @@ import { taskResource, toTaskRecord } from './task-record';
 import { taskParams } from './task-schemas';
 
 export const deleteTask = defineRoute({
+  operationId: 'deleteTask',
   method: 'delete',
   path: '/tasks/:taskId',
   summary: 'Delete a task and its comments',

@@ -3,6 +3,7 @@ import { taskRecordSchema, taskResource, toTaskRecord } from './task-record';
 import { taskParams } from './task-schemas';
 
 export const getTask = defineRoute({
+  operationId: 'getTask',
   method: 'get',
   path: '/tasks/:taskId',
   summary: 'Get a task',

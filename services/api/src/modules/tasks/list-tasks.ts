@@ -9,6 +9,7 @@ import { taskRecordSchema, toTaskRecord } from './task-record';
 import { listTasksQuery } from './task-schemas';
 
 export const listTasks = defineRoute({
+  operationId: 'listTasks',
   method: 'get',
   path: '/tasks',
   summary: 'List tasks',

@@ -18,6 +18,7 @@ function toTaskChanges(patch: TaskPatch): TaskChanges {
 }
 
 export const updateTask = defineRoute({
+  operationId: 'updateTask',
   method: 'patch',
   path: '/tasks/:taskId',
   summary: 'Update a task',

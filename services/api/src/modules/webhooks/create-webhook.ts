@@ -6,6 +6,7 @@ import { createWebhookBody } from './webhook-schemas';
 
 /** The secret is returned only when the service generated it, and only in this response. */
 export const createWebhook = defineRoute({
+  operationId: 'createWebhook',
   method: 'post',
   path: '/webhooks',
   summary: 'Create a webhook subscription',

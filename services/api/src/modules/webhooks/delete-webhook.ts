@@ -4,6 +4,7 @@ import { webhookParams } from './webhook-schemas';
 
 /** Deletes the subscription with its delivery log; its queued jobs find nothing and do nothing. */
 export const deleteWebhook = defineRoute({
+  operationId: 'deleteWebhook',
   method: 'delete',
   path: '/webhooks/:webhookId',
   summary: 'Delete a webhook subscription',

@@ -3,6 +3,7 @@ import { deliveryDetailSchema, loadDelivery, toDeliveryDetail, webhookResource }
 import { deliveryParams } from './webhook-schemas';
 
 export const getDelivery = defineRoute({
+  operationId: 'getWebhookDelivery',
   method: 'get',
   path: '/webhooks/:webhookId/deliveries/:deliveryId',
   summary: 'Get a delivery with its attempts',

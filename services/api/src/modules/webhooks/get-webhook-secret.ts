@@ -14,6 +14,7 @@ const webhookSecretSchema = Joi.object<WebhookSecret, true>({
 
 /** Reveals the current signing secret (DECISIONS §15): kept sealed at rest, opened for the caller alone. */
 export const getWebhookSecret = defineRoute({
+  operationId: 'getWebhookSecret',
   method: 'get',
   path: '/webhooks/:webhookId/secret',
   summary: "Reveal a subscription's signing secret",
@@ -25,8 +26,6 @@ export const getWebhookSecret = defineRoute({
   resource: webhookResource,
   status: 200,
   response: webhookSecretSchema,
-  handler: async ({ resource: webhook, deps, res }) => {
-    res.setHeader('Cache-Control', 'no-store');
-    return { secret: deps.secrets.open(webhook.secret, webhookSecretContext(webhook.id)) };
-  },
+  // Never cached: every answer under /v1 carries `Cache-Control: no-store`.
+  handler: async ({ resource: webhook, deps }) => ({ secret: deps.secrets.open(webhook.secret, webhookSecretContext(webhook.id)) }),
 });

@@ -27,6 +27,7 @@ const webhookStatsSchema = Joi.object<WebhookStats, true>({
 
 /** A subscription's health at a glance: its attempts over the last 24 hours. */
 export const getWebhookStats = defineRoute({
+  operationId: 'getWebhookStats',
   method: 'get',
   path: '/webhooks/:webhookId/stats',
   summary: "A subscription's delivery health over the last 24 hours",

@@ -3,6 +3,7 @@ import { toWebhookRecord, webhookRecordSchema, webhookResource } from './webhook
 import { webhookParams } from './webhook-schemas';
 
 export const getWebhook = defineRoute({
+  operationId: 'getWebhook',
   method: 'get',
   path: '/webhooks/:webhookId',
   summary: 'Get a webhook subscription',

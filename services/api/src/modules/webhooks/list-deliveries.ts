@@ -5,6 +5,7 @@ import { deliveryRecordSchema, toDeliveryRecord, webhookResource } from './webho
 import { deliveryOrder, listDeliveriesQuery, webhookParams } from './webhook-schemas';
 
 export const listDeliveries = defineRoute({
+  operationId: 'listWebhookDeliveries',
   method: 'get',
   path: '/webhooks/:webhookId/deliveries',
   summary: "List a subscription's deliveries",

@@ -6,6 +6,7 @@ import { toWebhookRecord, webhookRecordSchema } from './webhook-record';
 import { listWebhooksQuery, webhookOrder } from './webhook-schemas';
 
 export const listWebhooks = defineRoute({
+  operationId: 'listWebhooks',
   method: 'get',
   path: '/webhooks',
   summary: 'List webhook subscriptions',

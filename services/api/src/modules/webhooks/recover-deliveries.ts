@@ -18,6 +18,7 @@ const recoverBody = Joi.object<{ since: string; until?: string }>({
  * lists that has none (made while it was disabled, say). At most 10,000 per call.
  */
 export const recover = defineRoute({
+  operationId: 'recoverWebhookDeliveries',
   method: 'post',
   path: '/webhooks/:webhookId/recover',
   summary: 'Recover missed and failed deliveries since a time',

@@ -5,6 +5,7 @@ import { deliveryParams } from './webhook-schemas';
 
 /** Sends a delivery again, same deliveryId and body, as its next attempt. */
 export const redeliver = defineRoute({
+  operationId: 'redeliverWebhookDelivery',
   method: 'post',
   path: '/webhooks/:webhookId/deliveries/:deliveryId/redeliver',
   summary: 'Send a delivery again',

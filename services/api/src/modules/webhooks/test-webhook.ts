@@ -6,6 +6,7 @@ import { testWebhookBody, webhookParams } from './webhook-schemas';
 
 /** Sends a sample payload marked `"test": true`, once, logged like any other delivery. */
 export const testWebhook = defineRoute({
+  operationId: 'testWebhook',
   method: 'post',
   path: '/webhooks/:webhookId/test',
   summary: 'Send a test delivery',

@@ -22,6 +22,7 @@ function readableSecret(secrets: SecretBox, stored: string, context: string): st
  * subscription, lifts a receiver's pause and resumes its pending deliveries at once.
  */
 export const updateWebhook = defineRoute({
+  operationId: 'updateWebhook',
   method: 'patch',
   path: '/webhooks/:webhookId',
   summary: 'Update a webhook subscription',
