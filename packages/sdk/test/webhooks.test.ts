@@ -213,7 +213,7 @@ describe('verifyWebhook on real deliveries from the worker', () => {
 
   it('accepts a real delivery signed with the whsec_ secret the API generates, as it is returned', async () => {
     const { secret, task, delivery } = await deliveryOfNewTask('generated');
-    expect(secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/); // DECISIONS §4: whsec_ + base64 of 32 random bytes
+    expect(secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/); // docs/decisions.md#signatures-and-secrets: whsec_ + base64 of 32 random bytes
     if (delivery.verified instanceof Error) throw delivery.verified;
     expect(delivery.verified.payload.data).toEqual(task);
     checkBothSchemes(delivery, secret);

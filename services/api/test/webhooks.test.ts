@@ -126,7 +126,7 @@ describe('POST /v1/webhooks', () => {
   it('generates a whsec_ secret when none is given and returns it once', async () => {
     const res = await as(h.app, org.liveKey).post('/v1/webhooks', { url: HOOK_URL, events: ['*'] });
     expect(res.status).toBe(201);
-    expect(res.body.secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/); // DECISIONS §4: whsec_ + base64 of 32 bytes
+    expect(res.body.secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/); // docs/decisions.md#signatures-and-secrets: whsec_ + base64 of 32 bytes
     expect(res.body.description).toBeNull();
     const stored = await h.db.webhook.findUniqueOrThrow({ where: { id: res.body.id } });
     expect(stored.secret).toBe(res.body.secret);

@@ -11,7 +11,7 @@ const PRUNE_BATCHES = 10;
  * could not publish (Redis down) and pending deliveries whose job was lost (a crash between commit
  * and enqueue, a job failed for stalling twice) are put back on their queues once overdue. A killed
  * worker's running jobs need no sweep: BullMQ's stalled-job check hands them to another worker.
- * It also deletes the events past their 30 days (DECISIONS §4), once dispatched: the deliveries keep
+ * It also deletes the events past their 30 days (docs/decisions.md#events-api), once dispatched: the deliveries keep
  * their own bodies.
  */
 export async function sweep(deps: Pick<WorkerDeps, 'db' | 'jobs'>, graceMs: number): Promise<{ events: number; deliveries: number; pruned: number }> {

@@ -13,7 +13,7 @@ import { validate } from './validation';
 
 /**
  * A record the route is about, found within the tenant's scope or answered with 404: the only way
- * a handler gets a record named by a path id (STYLE §16).
+ * a handler gets a record named by a path id (tenancy by signature, not by habit).
  */
 export interface ResourceFinder<R> {
   /** The path parameter holding the id, e.g. `taskId`. */
@@ -226,7 +226,7 @@ export async function runOperation<P, Q, B, R, Res>(
 /** `/tasks/:taskId/comments` with its parameters → `/tasks/tsk_1/comments` */
 const fillPath = (path: string, params: object) => path.replace(/:(\w+)/g, (_, name: string) => encodeURIComponent((params as Record<string, string>)[name]!));
 
-/** A 201's Location: the new record's URL (DECISIONS §9). */
+/** A 201's Location: the new record's URL (docs/decisions.md#conditional-requests). */
 function locationOf(route: RouteDefinition, params: object, body: unknown, publicBaseUrl: string): string {
   const target = route.location?.(body, params) ?? `${fillPath(route.path, params)}/${(body as { id: string }).id}`;
   return /^https?:\/\//.test(target) ? target : `${publicBaseUrl.replace(/\/+$/, '')}/v1${target}`;

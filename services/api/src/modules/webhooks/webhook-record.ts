@@ -7,7 +7,7 @@ import { out } from '../../http/record-fields';
 import { defineResource } from '../../http/route';
 import { iso } from '../timestamps';
 
-/** A subscription as the API shows it (DECISIONS §4): never its secret. */
+/** A subscription as the API shows it (docs/decisions.md#subscriptions): never its secret. */
 export interface WebhookRecord {
   id: string;
   url: string;

@@ -3,7 +3,7 @@ import { scoped, type Plan, type Scope, type Tx } from '@worktrack/db';
 import { checkWebhookUrl } from '@worktrack/webhooks';
 import { ApiError, invalid } from '../../http/errors';
 
-/** SPEC Limits: subscriptions per organization and mode (test subscriptions never use up live ones); Enterprise has no limit. */
+/** docs/decisions.md#limits: subscriptions per organization and mode (test subscriptions never use up live ones); Enterprise has no limit. */
 const PLAN_SUBSCRIPTIONS: Record<Plan, number> = { free: 2, pro: 50, enterprise: Number.POSITIVE_INFINITY };
 
 export async function assertDeliverableUrl(url: string, allowedHosts: string[]): Promise<void> {
