@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { exitCode, repoRoot } from './support/processes';
 
@@ -7,7 +8,8 @@ import { exitCode, repoRoot } from './support/processes';
  * The front door of `pnpm test` on a machine without Chromium: a run that includes browser tests
  * stops within seconds with one line saying how to install it (test/sequencer.ts), and a run of
  * other tests goes on without it. Jest runs here as `pnpm test` runs it, with CHROMIUM_PATH
- * pointing nowhere; nothing installs anything.
+ * pointing nowhere; nothing installs anything. And when Chromium is there but will not start, the
+ * browser tests fail and Jest still exits: they close what they started.
  */
 
 const NOWHERE = '/nonexistent/chromium';
@@ -24,7 +26,7 @@ function pnpmTest(args: string[], env: NodeJS.ProcessEnv) {
   return { child, out };
 }
 
-describe('pnpm test without Chromium', () => {
+describe('pnpm test, without a working Chromium', () => {
   it('stops a run with browser tests within seconds, with one line that says how to install it', async () => {
     const started = Date.now();
     const { child, out } = pnpmTest(['services/api/test/dashboard-e2e.test.ts'], { CHROMIUM_PATH: NOWHERE });
@@ -43,4 +45,16 @@ describe('pnpm test without Chromium', () => {
     expect(out.stderr).not.toContain('apt-get');
     expect(out.stderr).toMatch(/Tests:\s+\d+ passed/);
   }, 70_000);
+
+  it('exits after the browser tests fail, when the Chromium there will not start', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'wt-chromium-'));
+    const broken = path.join(dir, 'chromium');
+    writeFileSync(broken, '#!/bin/sh\nexit 1\n', { mode: 0o755 });
+    const { child, out } = pnpmTest(['services/api/test/dashboard-e2e.test.ts'], { CHROMIUM_PATH: broken });
+    const code = await exitCode(child, 120_000);
+    rmSync(dir, { recursive: true, force: true });
+    expect(code).toBe(1);
+    expect(out.stderr).toMatch(/Tests:\s+\d+ failed/);
+    expect(out.stderr).not.toContain('Jest did not exit');
+  }, 130_000);
 });
