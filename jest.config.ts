@@ -20,6 +20,8 @@ const config: Config = {
   globalSetup: '<rootDir>/test/global-setup.ts',
   globalTeardown: '<rootDir>/test/global-teardown.ts',
   setupFilesAfterEnv: ['<rootDir>/test/database-per-file.ts'],
+  // Stops a run that includes browser tests at once, with one line, when there is no Chromium.
+  testSequencer: '<rootDir>/test/sequencer.ts',
   testTimeout: 30_000,
 };
 

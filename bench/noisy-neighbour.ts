@@ -1,4 +1,4 @@
-// A noisy neighbour (DECISIONS §13): one organization's receiver answers after 4 s with 300 attempts
+// A noisy neighbour (docs/decisions.md#fair-delivery): one organization's receiver answers after 4 s with 300 attempts
 // queued. Prints the saturated deliveries per second of another organization with and without it
 // in the same run (and the worker's CPU per delivery), and a quiet organization's event-to-receiver
 // latency meanwhile.

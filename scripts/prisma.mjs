@@ -1,7 +1,7 @@
 // Offline Prisma tooling: `node scripts/prisma.mjs generate | deploy | new <name> | check`.
 //
 // Our machines reach the npm registry and nothing else, and the stock Prisma CLI downloads a native
-// schema engine before it does anything (see /work/shared/notes/offline-machines.md, "Prisma 7"):
+// schema engine before it does anything (see docs/operations.md#offline-database-tooling):
 //   generate    runs the stock `prisma generate` with PRISMA_SCHEMA_ENGINE_BINARY set to a stub (it
 //               only checks that the file exists); a value already set in the environment wins;
 //   deploy      applies prisma/migrations to DATABASE_URL, creating the database if missing;

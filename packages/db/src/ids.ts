@@ -18,7 +18,7 @@ function pooledRandom(): number {
 /** Monotonic within a process, so ids made in the same millisecond still sort in creation order. */
 const ulid = monotonicFactory(pooledRandom);
 
-/** The one table of id prefixes (DECISIONS: ids are a type prefix plus a sortable ULID). */
+/** The one table of id prefixes (docs/decisions.md#ids-and-timestamps: ids are a type prefix plus a sortable ULID). */
 export const ID_PREFIXES = {
   organization: 'org',
   user: 'usr',

@@ -34,7 +34,7 @@ export class UnreadableSecretError extends Error {
 }
 
 /**
- * Seals secrets at rest with AES-256-GCM (DECISIONS §15). The first key seals; every key opens
+ * Seals secrets at rest with AES-256-GCM (docs/decisions.md#http-behaviour-and-secrets-at-rest). The first key seals; every key opens
  * what it sealed (after a rotation, SECRETS_KEY_PREVIOUS). `context` is authenticated with the
  * value: a value sealed for one row does not open for another, so copying a ciphertext into a row
  * one can read through the API reveals nothing.

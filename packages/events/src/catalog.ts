@@ -1,6 +1,6 @@
 import type { CommentRecord, FileRecord, MemberRecord, ProjectRecord, TaskRecord } from './records';
 
-/** Every event type of SPEC's Events table. */
+/** Every event type of the contract (docs/decisions.md#event-types). */
 export const EVENT_TYPES = [
   'task.created',
   'task.updated',

@@ -11,7 +11,7 @@ export interface DeliveryBodyInput {
 }
 
 /**
- * The JSON body of one delivery (SPEC: Delivery body), serialized once and stored so that every
+ * The JSON body of one delivery (docs/decisions.md#delivery-requests), serialized once and stored so that every
  * attempt and redelivery sends, and signs, the same bytes.
  */
 export function buildDeliveryBody(input: DeliveryBodyInput): string {

@@ -9,7 +9,7 @@ export interface OutboxRow {
   data: Prisma.InputJsonObject;
 }
 
-/** DECISIONS §4: events are kept, and readable, for 30 days. */
+/** docs/decisions.md#events-api: events are kept, and readable, for 30 days. */
 const EVENT_RETENTION_MS = 30 * 24 * 3600 * 1000;
 
 /** The oldest instant whose events are still kept. */

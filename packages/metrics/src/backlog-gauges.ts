@@ -8,7 +8,7 @@ export interface BacklogSources {
 }
 
 /**
- * DECISIONS §12: `outbox_undispatched_events` and `queue_jobs{queue,state}`, read when scraped. A
+ * docs/decisions.md#operations: `outbox_undispatched_events` and `queue_jobs{queue,state}`, read when scraped. A
  * source that is down leaves its gauge out of that scrape rather than failing the whole page.
  */
 export function registerBacklogGauges(registry: Registry, sources: BacklogSources): void {

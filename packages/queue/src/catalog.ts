@@ -51,7 +51,7 @@ export const jobs = {
     queue: QUEUE_NAMES.deliveries,
     name: 'deliver-webhook',
     schema: Joi.object<DeliverWebhookPayload>({ deliveryId: Joi.string().required(), attempt: Joi.number().integer().min(1).required() }),
-    // Delivery retries follow SPEC's schedule, each a delayed job scheduled by the handler;
+    // Delivery retries follow the contract's schedule (docs/decisions.md#retries-and-disabling), each a delayed job scheduled by the handler;
     // BullMQ's own attempts only cover handler errors (database or Redis briefly down).
     options: { ...retention, attempts: 5, backoff: { type: 'exponential', delay: 1_000 } } satisfies JobsOptions,
     jobId: (p: DeliverWebhookPayload) => `${p.deliveryId}-${p.attempt}`,

@@ -82,7 +82,7 @@ export function createClient(options: ClientOptions): WorktrackClient {
   const client = createFetchClient<paths>({
     baseUrl: options.baseUrl.replace(/\/+$/, '').replace(/\/v1$/, ''),
     fetch: fetchWithRetries,
-    // The API takes lists in one parameter, comma-separated (`status=todo,in_progress`, DECISIONS §9).
+    // The API takes lists in one parameter, comma-separated (`status=todo,in_progress`, docs/decisions.md#task-filters).
     querySerializer: { array: { style: 'form', explode: false } },
     headers: { ...(options.apiKey && { Authorization: `Bearer ${options.apiKey}` }), ...options.headers },
   });

@@ -8,7 +8,7 @@ import type { ApiErrorBody } from './types.js';
 export class WorktrackApiError extends Error {
   override readonly name = 'WorktrackApiError';
   readonly status: number;
-  /** `invalid_request`, `not_found`, `rate_limited`, ... (DECISIONS §2); `http_<status>` when the body is not the contract's. */
+  /** `invalid_request`, `not_found`, `rate_limited`, ... (docs/decisions.md#errors); `http_<status>` when the body is not the contract's. */
   readonly code: string;
   readonly type: string;
   /** The offending field, when there is one. */

@@ -82,7 +82,7 @@ const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$
  *
  * Both schemes are checked in constant time. For `webhook-signature` the key is the secret's
  * base64-decoded bytes when it is `whsec_` + base64 of 24 to 64 bytes, otherwise its UTF-8 bytes
- * (DECISIONS §4); `X-Service-Signature` is always keyed with the secret's UTF-8 bytes.
+ * (docs/decisions.md#signatures-and-secrets); `X-Service-Signature` is always keyed with the secret's UTF-8 bytes.
  */
 export function verifyWebhook(rawBody: RawBody, headers: WebhookHeaders, secret: string, options: VerifyWebhookOptions = {}): VerifiedWebhook {
   const body = bytesOf(rawBody);
@@ -143,7 +143,7 @@ export function verifyWebhook(rawBody: RawBody, headers: WebhookHeaders, secret:
   return { ...verified, payload };
 }
 
-/** DECISIONS §4: `whsec_` + base64 of 24-64 bytes is keyed with those bytes; any other secret with its UTF-8 bytes. */
+/** docs/decisions.md#signatures-and-secrets: `whsec_` + base64 of 24-64 bytes is keyed with those bytes; any other secret with its UTF-8 bytes. */
 export function standardWebhooksKey(secret: string): Uint8Array {
   if (secret.startsWith(STANDARD_SECRET_PREFIX)) {
     const encoded = secret.slice(STANDARD_SECRET_PREFIX.length);

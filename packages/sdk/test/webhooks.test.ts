@@ -91,7 +91,7 @@ describe("verifyWebhook on headers made by the API's own signer", () => {
   });
 });
 
-describe('verifyWebhook with whsec_ secrets (DECISIONS §4)', () => {
+describe('verifyWebhook with whsec_ secrets (docs/decisions.md#webhooks)', () => {
   it('keys webhook-signature with the decoded bytes of whsec_ + base64 of 24-64 bytes, else with the UTF-8 bytes', () => {
     const utf8 = (secret: string) => Buffer.from(secret, 'utf8');
     for (const length of [24, 32, 64]) expect(Buffer.from(standardWebhooksKey(`whsec_${base64Of(length)}`))).toEqual(Buffer.alloc(length, 7));
@@ -213,7 +213,7 @@ describe('verifyWebhook on real deliveries from the worker', () => {
 
   it('accepts a real delivery signed with the whsec_ secret the API generates, as it is returned', async () => {
     const { secret, task, delivery } = await deliveryOfNewTask('generated');
-    expect(secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/); // DECISIONS §4: whsec_ + base64 of 32 random bytes
+    expect(secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/); // docs/decisions.md#signatures-and-secrets: whsec_ + base64 of 32 random bytes
     if (delivery.verified instanceof Error) throw delivery.verified;
     expect(delivery.verified.payload.data).toEqual(task);
     checkBothSchemes(delivery, secret);

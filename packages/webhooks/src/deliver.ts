@@ -50,7 +50,7 @@ export interface WebhookDelivererOptions {
 
 export const DEFAULT_MAX_RESPONSE_BYTES = 64 * 1024;
 
-/** The response headers a delivery log shows (DECISIONS §4): what the body is, and when the receiver wants a retry. */
+/** The response headers a delivery log shows (docs/decisions.md#delivery-log-and-recovery): what the body is, and when the receiver wants a retry. */
 export const RECORDED_RESPONSE_HEADERS = ['content-type', 'content-length', 'retry-after'] as const;
 
 const BLOCKED_ADDRESS_CODE = 'ERR_WEBHOOK_BLOCKED_ADDRESS';

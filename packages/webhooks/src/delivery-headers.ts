@@ -28,7 +28,7 @@ export interface DeliveryHeaders extends Record<string, string> {
 }
 
 /**
- * Every header of one delivery attempt (DECISIONS §4): the service's own signature
+ * Every header of one delivery attempt (docs/decisions.md#delivery-requests): the service's own signature
  * header plus the Standard Webhooks headers. Sign again for each attempt so that
  * `webhook-timestamp` stays fresh (receivers reject old timestamps as replays).
  */

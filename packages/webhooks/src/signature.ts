@@ -2,7 +2,7 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 
 /**
  * `X-Service-Signature` value: `sha256=<hex HMAC-SHA256 of the raw body>`,
- * keyed with the secret's UTF-8 bytes (SPEC: Webhook signatures).
+ * keyed with the secret's UTF-8 bytes (docs/decisions.md#signatures-and-secrets).
  */
 export function signBody(secret: string, body: string): string {
   const digest = createHmac('sha256', secret).update(body, 'utf8').digest('hex');
@@ -24,7 +24,7 @@ const STANDARD_SECRET = /^whsec_((?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Z
 
 /**
  * The key bytes of a `whsec_` + base64 secret, as the Standard Webhooks libraries read it, or null
- * for any other secret. DECISIONS §4: 24 to 64 bytes.
+ * for any other secret. docs/decisions.md#signatures-and-secrets: 24 to 64 bytes.
  */
 export function standardSecretKey(secret: string): Buffer | null {
   const base64 = STANDARD_SECRET.exec(secret)?.[1];

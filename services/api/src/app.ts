@@ -29,7 +29,7 @@ export function createApp(deps: AppDeps): express.Express {
   app.set('etag', false);
   app.set('query parser', 'simple');
   app.set('trust proxy', deps.config.trustProxy);
-  // DECISIONS §15: /V1/... and /metrics/ are unknown routes; the /v1 router is held to it by its route table.
+  // docs/decisions.md#http-behaviour-and-secrets-at-rest: /V1/... and /metrics/ are unknown routes; the /v1 router is held to it by its route table.
   app.set('case sensitive routing', true);
   app.set('strict routing', true);
   app.use(requestId);

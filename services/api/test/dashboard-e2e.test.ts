@@ -39,11 +39,11 @@ beforeAll(async () => {
   h = createHarness({ REDIS_PREFIX: prefix, WEBHOOK_ALLOWED_HOSTS: '127.0.0.1', PUBLIC_BASE_URL: base });
   server = http.createServer(h.app).listen(port, '127.0.0.1');
   worker = startTestWorker({ prefix });
-  [receiver, browser, org] = await Promise.all([
-    startScriptedReceiver(healthy),
-    launchBrowser(),
-    bootstrapOrganization(h.db, { name: 'Acme', email: 'ada@acme.example', plan: 'pro', dailyQuota: null }),
-  ]);
+  // One after the other, each kept as soon as it exists: should one fail to start (no Chromium),
+  // afterAll still closes the others, and Jest can exit.
+  receiver = await startScriptedReceiver(healthy);
+  browser = await launchBrowser();
+  org = await bootstrapOrganization(h.db, { name: 'Acme', email: 'ada@acme.example', plan: 'pro', dailyQuota: null });
   page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
   page.on('dialog', (dialog) => void dialog.accept());
   mkdirSync(ARTIFACTS, { recursive: true });

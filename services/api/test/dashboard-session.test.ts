@@ -134,7 +134,7 @@ describe('roles', () => {
     const keys = await guest.get('/dashboard/keys');
     expect(keys.status).toBe(403);
     expect(keys.text).toContain('Not allowed');
-    // A guest reads everything (DECISIONS §1), so sees webhooks, but none of the forms that change them.
+    // A guest reads everything (docs/decisions.md#tenancy-and-keys), so sees webhooks, but none of the forms that change them.
     const webhooks = await guest.get('/dashboard/webhooks');
     expect(webhooks.status).toBe(200);
     expect(webhooks.text).not.toContain('Create a subscription');

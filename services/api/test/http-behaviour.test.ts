@@ -8,7 +8,7 @@ import { as, createHarness, createOrg, expectError, type Harness, type TestOrg }
 import { signedIn } from './support/dashboard';
 import { seedTasks } from './support/seed-tasks';
 
-/* DECISIONS §2 and §15: the failed-auth throttle, compression, caching, 405 and strict routing. */
+/* docs/decisions.md#errors and #http-behaviour-and-secrets-at-rest: the failed-auth throttle, compression, caching, 405 and strict routing. */
 
 let h: Harness;
 let org: TestOrg;

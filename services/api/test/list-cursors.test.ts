@@ -254,7 +254,7 @@ describe('CURSOR_SECRET', () => {
     expect(() => loadApiConfig({ NODE_ENV: 'production' })).toThrow(/CURSOR_SECRET is required in production/);
     expect(() => loadApiConfig({ NODE_ENV: 'production', CURSOR_SECRET: '' })).toThrow(/CURSOR_SECRET is required in production/);
     expect(() => loadApiConfig({ NODE_ENV: 'production', CURSOR_SECRET: 'x'.repeat(31) })).toThrow(/CURSOR_SECRET/);
-    // SECRETS_KEY is required in production too (DECISIONS §15).
+    // SECRETS_KEY is required in production too (docs/decisions.md#http-behaviour-and-secrets-at-rest).
     expect(loadApiConfig({ NODE_ENV: 'production', CURSOR_SECRET: 'x'.repeat(32), SECRETS_KEY: Buffer.alloc(32, 7).toString('base64') })).toMatchObject({
       cursorSecret: 'x'.repeat(32),
       cursorSecretEphemeral: false,

@@ -28,7 +28,7 @@ afterAll(async () => {
 const auth = () => ({ Authorization: `Bearer ${org.liveKey}` });
 const api = () => request(server);
 
-/** The error body of DECISIONS §2 and an X-Request-Id. */
+/** The error body of docs/decisions.md#errors and an X-Request-Id. */
 function expectContractError(res: request.Response, status: number, code: string, param?: string | null): void {
   expectError(res, status, code, param);
   expect(res.headers['x-request-id']).toMatch(/^req_/);

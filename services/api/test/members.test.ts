@@ -25,7 +25,7 @@ afterAll(() => h.close());
 
 const ctx = () => ({ harness: h, org, otherOrg });
 
-/** The rights of the guest and member roles (DECISIONS §1). */
+/** The rights of the guest and member roles (docs/decisions.md#tenancy-and-keys). */
 const GUEST_RIGHTS = ['tasks:read', 'projects:read', 'members:read', 'comments:read', 'comments:write', 'files:read', 'webhooks:read'] as const;
 const MEMBER_RIGHTS = [...GUEST_RIGHTS.filter((p) => p !== 'webhooks:read'), 'tasks:write', 'projects:write', 'files:write'] as const;
 

@@ -65,7 +65,7 @@ beforeAll(async () => {
     plugins: [
       '@hey-api/client-fetch',
       '@hey-api/typescript',
-      // Input timestamps take an offset as well as `Z` (DECISIONS §3).
+      // Input timestamps take an offset as well as `Z` (docs/decisions.md#ids-and-timestamps).
       { name: 'zod', dates: { offset: true } },
       { name: '@hey-api/sdk', validator: { request: 'zod', response: 'zod' } },
     ],

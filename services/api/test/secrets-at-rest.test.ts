@@ -7,7 +7,7 @@ import { csrfOf, signedIn } from './support/dashboard';
 import { addMember, as, createHarness, createOrg, waitFor, type Harness, type TestOrg } from './support/harness';
 
 /*
- * Webhook signing secrets at rest (DECISIONS §15): sealed with AES-256-GCM under SECRETS_KEY, so a
+ * Webhook signing secrets at rest (docs/decisions.md#http-behaviour-and-secrets-at-rest): sealed with AES-256-GCM under SECRETS_KEY, so a
  * read of the table reveals none; revealed to webhooks:write alone. The worker's side (it signs
  * with what it opens) is in services/worker/test/sealed-secrets.test.ts.
  */

@@ -1,6 +1,6 @@
 import { as, createHarness, createOrg, expectError, type Harness, type TestOrg } from './support/harness';
 
-/** DECISIONS §3: RFC 3339, a 4-digit year 0001-9999 (in UTC too), a real calendar date, a time zone. */
+/** docs/decisions.md#ids-and-timestamps: RFC 3339, a 4-digit year 0001-9999 (in UTC too), a real calendar date, a time zone. */
 const REFUSED = [
   '+010000-01-01T00:00:00Z',
   '-000001-01-01T00:00:00Z',

@@ -1,7 +1,7 @@
 import { as, createHarness, createOrg, expectError, type Harness, type TestOrg } from './support/harness';
 
 /*
- * A subscription's delivery caps (DECISIONS §13): maxConcurrency and rateLimit, set on create and
+ * A subscription's delivery caps (docs/decisions.md#fair-delivery): maxConcurrency and rateLimit, set on create and
  * PATCH, and the pause a receiver's Retry-After sets, shown read-only. No deliveries are made here:
  * what the worker does with these fields is its own tests' business.
  */

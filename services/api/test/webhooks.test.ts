@@ -47,7 +47,7 @@ async function subscribe(owner: TestOrg, body: object = {}): Promise<string> {
   return res.body.id as string;
 }
 
-/** A row's secrets as the worker opens them: the table holds them sealed (DECISIONS §15). */
+/** A row's secrets as the worker opens them: the table holds them sealed (docs/decisions.md#http-behaviour-and-secrets-at-rest). */
 function opened(row: Webhook): { secret: string; previousSecret: string | null } {
   const open = (value: string) => h.deps.secrets.open(value, webhookSecretContext(row.id));
   for (const value of [row.secret, row.previousSecret ?? '']) expect(value).not.toMatch(/secret_|whsec_/);
@@ -138,7 +138,7 @@ describe('POST /v1/webhooks', () => {
   it('generates a whsec_ secret when none is given and returns it once', async () => {
     const res = await as(h.app, org.liveKey).post('/v1/webhooks', { url: HOOK_URL, events: ['*'] });
     expect(res.status).toBe(201);
-    expect(res.body.secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/); // DECISIONS §4: whsec_ + base64 of 32 bytes
+    expect(res.body.secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/); // docs/decisions.md#signatures-and-secrets: whsec_ + base64 of 32 bytes
     expect(res.body.description).toBeNull();
     const stored = await h.db.webhook.findUniqueOrThrow({ where: { id: res.body.id } });
     expect(opened(stored).secret).toBe(res.body.secret);

@@ -2,7 +2,7 @@ import { Counter, Histogram, type Registry } from 'prom-client';
 
 export type AttemptOutcome = 'succeeded' | 'retrying' | 'failed';
 
-/** DECISIONS §12: what each delivery attempt adds to the worker's /metrics. */
+/** docs/decisions.md#operations: what each delivery attempt adds to the worker's /metrics. */
 export class DeliveryMetrics {
   private readonly attempts: Counter<'outcome'>;
   private readonly duration: Histogram;

@@ -10,7 +10,7 @@ const PRUNE_BATCHES = 10;
  * The reconciliation sweep: Postgres holds the truth and BullMQ is a cache of it. Events the API
  * could not publish (Redis down) are put back on their queue once overdue. Deliveries need no sweep:
  * the workers' claims find whatever is due in Postgres, jobs or not.
- * It also deletes the events past their 30 days (DECISIONS §4), once dispatched: the deliveries keep
+ * It also deletes the events past their 30 days (docs/decisions.md#events-api), once dispatched: the deliveries keep
  * their own bodies.
  */
 export async function sweep(deps: Pick<WorkerDeps, 'db' | 'jobs'>, graceMs: number): Promise<{ events: number; pruned: number }> {

@@ -42,7 +42,7 @@ describe('retryAfterMs', () => {
     expect(retryAfterMs(answer(status, '120'), now)).toBeNull();
   });
 
-  it('caps at 6 hours for the retry and 1 hour for the pause (DECISIONS §13)', () => {
+  it('caps at 6 hours for the retry and 1 hour for the pause (docs/decisions.md#fair-delivery)', () => {
     expect(MAX_RETRY_AFTER_MS).toBe(6 * 3_600_000);
     expect(MAX_PAUSE_MS).toBe(3_600_000);
   });

@@ -1,7 +1,7 @@
 import type { DeliveryError } from '@worktrack/webhooks';
 import { decideAttempt, type AttemptDecision } from '../src/handlers/decide-attempt';
 
-// SPEC's schedule: retries 1-6 after these delays, so at most 7 attempts.
+// The contract's schedule (docs/decisions.md#retries-and-disabling): retries 1-6 after these delays, so at most 7 attempts.
 const policy = { retryDelaysMs: [60_000, 300_000, 900_000, 3_600_000, 10_800_000, 21_600_000] };
 const ok = { ok: true };
 const failed = { ok: false };

@@ -4,8 +4,8 @@ import { receiversClosedAfterEach } from './support/receiver';
 import { createProjects, tenant } from './support/tenants';
 import { startWorkerProcess } from './support/worker-harness';
 
-// DECISIONS §13: a subscription's caps hold across every worker, and a killed worker's capped
-// attempts are taken over (DECISIONS §12: within 10 s) without breaking them.
+// docs/decisions.md#fair-delivery: a subscription's caps hold across every worker, and a killed worker's capped
+// attempts are taken over (docs/decisions.md#operations: within 10 s) without breaking them.
 let h: Harness;
 beforeAll(() => {
   h = createHarness({ WEBHOOK_ALLOWED_HOSTS: '127.0.0.1' });

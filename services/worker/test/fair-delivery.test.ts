@@ -3,7 +3,7 @@ import { receiversClosedAfterEach, type Behaviour } from './support/receiver';
 import { createProjects, createToReceiver, percentile, tenant } from './support/tenants';
 import { startTestWorker } from './support/worker-harness';
 
-// DECISIONS §13, measured black-box with the shipped concurrency, deadline and lease: one
+// docs/decisions.md#fair-delivery, measured black-box with the shipped concurrency, deadline and lease: one
 // organization's slow receiver never holds up another organization's deliveries.
 const QUIET_P95_LIMIT_MS = 1_000;
 const SHIPPED = { WORKER_CONCURRENCY: '50', WEBHOOK_TIMEOUT_MS: '5000' };

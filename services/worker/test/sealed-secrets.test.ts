@@ -7,7 +7,7 @@ import { receiversClosedAfterEach, type Received } from './support/receiver';
 import { startTestWorker } from './support/worker-harness';
 
 /*
- * DECISIONS §15 from the worker's side: the table holds the signing secrets sealed under
+ * docs/decisions.md#http-behaviour-and-secrets-at-rest from the worker's side: the table holds the signing secrets sealed under
  * SECRETS_KEY, and the worker, which opens them, still signs what receivers verify with the secret
  * the API reveals, through a rotation of the secret and one of SECRETS_KEY.
  */

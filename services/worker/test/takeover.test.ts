@@ -7,7 +7,7 @@ import { exitCode } from '../../../test/support/processes';
 import { startReceiver } from './support/receiver';
 import { startTestWorker, startWorkerProcess as startShippedWorkerProcess } from './support/worker-harness';
 
-// DECISIONS §12: a killed worker's work is taken over within 10 s, and a slow receiver (up to the
+// docs/decisions.md#operations: a killed worker's work is taken over within 10 s, and a slow receiver (up to the
 // 5 s deadline) is never taken for a dead worker. Both run with the shipped lock, lease and deadline.
 const TAKEOVER_LIMIT_MS = 10_000;
 

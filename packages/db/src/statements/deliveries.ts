@@ -115,7 +115,7 @@ const CLAIM_DUE = {
 
 /**
  * Leases to this worker for `claimMs` up to `limit` due deliveries, each for its next attempt, chosen
- * fairly under the subscriptions' and organizations' caps (DECISIONS §13): at most `maxConcurrency`
+ * fairly under the subscriptions' and organizations' caps (docs/decisions.md#fair-delivery): at most `maxConcurrency`
  * attempts in flight per subscription across all workers, its `rateLimit` a second, none while it is
  * paused, and the organization served in turn with the others. A delivery is leased to one worker at
  * a time, so two workers never make the same attempt; a lease that lapses (its worker died) makes the

@@ -1027,7 +1027,7 @@ export interface webhooks {
 }
 export interface components {
     schemas: {
-        /** @description DECISIONS §2: every non-2xx answer. */
+        /** @description Every non-2xx answer. */
         ErrorBody: {
             error: {
                 /** @enum {string} */

@@ -25,7 +25,7 @@ const securityHeaders: RequestHandler = (_req, res, next) => {
 };
 
 /**
- * `/dashboard`: server-rendered pages for the people of an organization (DECISIONS §11). Every
+ * `/dashboard`: server-rendered pages for the people of an organization (docs/decisions.md#dashboard). Every
  * read and change goes through the API's own operations (callOperation) as the session's tenant.
  */
 export function dashboardRouter(deps: AppDeps): Router {

@@ -4,7 +4,7 @@ import type { Tenant } from '../http/auth';
 import { effectivePermissions } from '../http/permissions';
 import { hashDashboardToken } from '../modules/dashboard-links/issue-dashboard-link';
 
-/** DECISIONS §11: a session lasts 12 hours from sign-in. */
+/** docs/decisions.md#dashboard: a session lasts 12 hours from sign-in. */
 export const SESSION_TTL_MS = 12 * 3600 * 1000;
 
 export interface DashboardSession {

@@ -1,5 +1,5 @@
 /**
- * Bounds what unknown API keys cost without ever refusing a valid one (DECISIONS §15). Each
+ * Bounds what unknown API keys cost without ever refusing a valid one (docs/decisions.md#http-behaviour-and-secrets-at-rest). Each
  * unknown key is a database lookup, so a client address that presented `limit` unknown keys within
  * the current minute becomes *suspect* until the minute ends:
  *

@@ -1,7 +1,7 @@
 import compression from 'compression';
 import type { Request, RequestHandler, Response } from 'express';
 
-/** DECISIONS §15: at or above this size, a response is compressed when the request accepts it. */
+/** docs/decisions.md#http-behaviour-and-secrets-at-rest: at or above this size, a response is compressed when the request accepts it. */
 const COMPRESSION_THRESHOLD_BYTES = 1024;
 
 const EVENT_STREAM = /^text\/event-stream\b/i;

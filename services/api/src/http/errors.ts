@@ -18,7 +18,7 @@ export type ErrorCode =
   | 'internal_error'
   | 'unavailable';
 
-/** DECISIONS §2: every code has one status and one type. */
+/** docs/decisions.md#errors: every code has one status and one type. */
 const CODES: Record<ErrorCode, { status: number; type: string }> = {
   invalid_request: { status: 400, type: 'validation_error' },
   invalid_json: { status: 400, type: 'validation_error' },
@@ -31,7 +31,7 @@ const CODES: Record<ErrorCode, { status: number; type: string }> = {
   precondition_failed: { status: 412, type: 'conflict_error' },
   payload_too_large: { status: 413, type: 'validation_error' },
   unsupported_media_type: { status: 415, type: 'validation_error' },
-  // Not in DECISIONS §2: Node's HTTP parser refuses a request line and headers over 16 KB before Express sees them.
+  // docs/decisions.md#errors: Node's HTTP parser refuses a request line and headers over 16 KB before Express sees them.
   headers_too_large: { status: 431, type: 'validation_error' },
   rate_limited: { status: 429, type: 'rate_limit_error' },
   internal_error: { status: 500, type: 'api_error' },
@@ -132,7 +132,7 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
   };
 }
 
-/** DECISIONS §2: the one error body. */
+/** docs/decisions.md#errors: the one error body. */
 export function errorBody(error: ApiError) {
   return { error: { code: error.code, message: error.message, param: error.param, type: error.type } };
 }

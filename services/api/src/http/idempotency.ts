@@ -47,7 +47,7 @@ function unseal(key: Buffer, sealed: string): Outcome {
 }
 
 /**
- * DECISIONS §6: a POST repeated with the same Idempotency-Key and body within 24 hours gets
+ * docs/decisions.md#idempotency: a POST repeated with the same Idempotency-Key and body within 24 hours gets
  * the first outcome again and does no work; the same key with another body is a conflict.
  * Records belong to the API key that made them. Callers run authentication, the permission
  * check and validation first, so a replay never answers a request that would be refused.

@@ -15,7 +15,7 @@ export interface SortField<Rec> {
   value(record: Rec): string | null;
 }
 
-/** The orders a list offers (DECISIONS §9): its fields, each either way, and the default. */
+/** The orders a list offers (docs/decisions.md#sort): its fields, each either way, and the default. */
 export interface ListOrder<F extends string, Rec, Field extends SortField<Rec> = SortField<Rec>> {
   /** Names the list in its cursors, so that a cursor of one list is refused by another. */
   name: string;
@@ -29,7 +29,7 @@ export function defineListOrder<F extends string, Rec, Field extends SortField<R
   return order;
 }
 
-/** The order of a list sorted only by creation time (DECISIONS §9: "others createdAt"). */
+/** The order of a list sorted only by creation time (docs/decisions.md#sort: "the others createdAt"). */
 export const creationOrder = <Rec extends { createdAt: string }>(name: string, defaultSort: SortText<'createdAt'>) =>
   defineListOrder<'createdAt', Rec>({ name, default: defaultSort, fields: { createdAt: { value: (record) => record.createdAt } } });
 

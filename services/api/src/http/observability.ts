@@ -43,7 +43,7 @@ export function accessLog(logger: Logger): RequestHandler {
   };
 }
 
-/** DECISIONS §12: `http_requests_total` and `http_request_duration_seconds` by method, route template and status. */
+/** docs/decisions.md#operations: `http_requests_total` and `http_request_duration_seconds` by method, route template and status. */
 export function httpMetrics(registry: Registry): RequestHandler {
   const labelNames = ['method', 'route', 'status'] as const;
   const requests = new Counter({ name: 'http_requests_total', help: 'HTTP requests answered', labelNames, registers: [registry] });

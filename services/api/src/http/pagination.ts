@@ -7,7 +7,7 @@ import { parseSort, sortParam, type ListOrder, type Sort, type SortText } from '
 
 const MAX_PAGE_SIZE = 100;
 
-/** The parameters of every list (DECISIONS §5, §9): limit, then offset or cursor, and sort. */
+/** The parameters of every list (docs/decisions.md#limits, docs/decisions.md#pages-and-cursors): limit, then offset or cursor, and sort. */
 export function pageQuery(order: ListOrder<string, never>) {
   return {
     limit: Joi.number().integer().min(1).max(MAX_PAGE_SIZE).default(50),
@@ -90,7 +90,7 @@ export async function paginate<F extends string, Row, Rec extends { id: string }
   return { data, pagination: { total, limit, offset: start, hasMore: nextCursor !== null, nextCursor } };
 }
 
-/** The response schema of a list: SPEC's envelope around `item`. */
+/** The response schema of a list: the contract's envelope (docs/decisions.md#pages-and-cursors) around `item`. */
 export function pageOf<T>(item: Joi.ObjectSchema<T>): Joi.ObjectSchema<Envelope<T>> {
   return Joi.object<Envelope<T>, true>({
     data: Joi.array().items(item).required(),

@@ -20,7 +20,7 @@ export type Permission = (typeof PERMISSIONS)[number];
 
 const memberDenied: ReadonlySet<Permission> = new Set(['members:write', 'webhooks:read', 'webhooks:write', 'api_keys:write']);
 
-/** DECISIONS §1: what each role allows, before the key's own permissions narrow it. */
+/** docs/decisions.md#tenancy-and-keys: what each role allows, before the key's own permissions narrow it. */
 const ROLE_PERMISSIONS: Record<Role, ReadonlySet<Permission>> = {
   admin: new Set(PERMISSIONS),
   member: new Set(PERMISSIONS.filter((p) => !memberDenied.has(p))),
@@ -33,7 +33,7 @@ const ROLE_PERMISSIONS: Record<Role, ReadonlySet<Permission>> = {
  */
 const LIVE_ONLY: ReadonlySet<Permission> = new Set(['members:write', 'api_keys:write']);
 
-/** DECISIONS §1, a key grants only what it holds: whether a role has rights beyond the given permissions. */
+/** docs/decisions.md#tenancy-and-keys, a key grants only what it holds: whether a role has rights beyond the given permissions. */
 export function roleExceeds(role: Role, permissions: ReadonlySet<Permission>): boolean {
   return [...ROLE_PERMISSIONS[role]].some((p) => !permissions.has(p));
 }

@@ -6,7 +6,7 @@ import type { Plan } from '@worktrack/db';
 import { ApiError } from './errors';
 import { requireTenant, type Tenant } from './auth';
 
-/** SPEC Limits: requests per UTC day. Enterprise organizations carry their own number. */
+/** docs/decisions.md#limits: requests per UTC day. Enterprise organizations carry their own number. */
 const PLAN_DAILY_QUOTA: Record<Plan, number> = { free: 1_000, pro: 100_000, enterprise: 1_000_000 };
 
 export function dailyQuota(tenant: Pick<Tenant, 'plan' | 'dailyQuota'>): number {
@@ -27,7 +27,7 @@ const INCREMENT = `
   return hits`;
 
 /**
- * An express-rate-limit store whose window is the UTC calendar day (DECISIONS §5), kept in
+ * An express-rate-limit store whose window is the UTC calendar day (docs/decisions.md#limits), kept in
  * Redis so every API replica counts against the same number.
  */
 class UtcDayRedisStore implements Store {

@@ -76,7 +76,7 @@ export class RouteTable {
 }
 
 /**
- * In front of a router's routes (DECISIONS §2, §15): a known path with a method it does not serve →
+ * In front of a router's routes (docs/decisions.md#errors, #http-behaviour-and-secrets-at-rest): a known path with a method it does not serve →
  * 405 `method_not_allowed` with `Allow`; `OPTIONS` on a known path → 204 with `Allow`; an unknown
  * path → 404, or, with `unknownPaths: 'next'`, on to whatever else the app serves. Runs before
  * authentication: the table is public, in the OpenAPI document.

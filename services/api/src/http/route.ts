@@ -14,7 +14,7 @@ import { validate } from './validation';
 
 /**
  * A record the route is about, found within the tenant's scope or answered with 404: the only way
- * a handler gets a record named by a path id (STYLE §16).
+ * a handler gets a record named by a path id (tenancy by signature, not by habit).
  */
 export interface ResourceFinder<R> {
   /** The path parameter holding the id, e.g. `taskId`. */
@@ -172,7 +172,7 @@ export function definePublicRoute<P = Empty, Q = Empty, B = Empty, Res = undefin
 
 /** Every error code a route can answer: those of its kind, of its inputs, and its own. */
 export function errorCodes(route: RouteDefinition): ErrorCode[] {
-  // Any request: headers over 16 KB (Node's parser), a method its path does not serve (DECISIONS §15).
+  // Any request: headers over 16 KB (Node's parser), a method its path does not serve (docs/decisions.md#http-behaviour-and-secrets-at-rest).
   const codes = new Set<ErrorCode>(['headers_too_large', 'method_not_allowed', 'internal_error', 'unavailable']);
   if (route.kind === 'authenticated') for (const code of ['unauthenticated', 'forbidden', 'rate_limited'] as const) codes.add(code);
   if (route.params || route.query || route.body || route.multipart) codes.add('invalid_request');
@@ -235,7 +235,7 @@ export async function runOperation<P, Q, B, R, Res>(
 /** `/tasks/:taskId/comments` with its parameters → `/tasks/tsk_1/comments` */
 const fillPath = (path: string, params: object) => path.replace(/:(\w+)/g, (_, name: string) => encodeURIComponent((params as Record<string, string>)[name]!));
 
-/** A 201's Location: the new record's URL (DECISIONS §9). */
+/** A 201's Location: the new record's URL (docs/decisions.md#conditional-requests). */
 function locationOf(route: RouteDefinition, params: object, body: unknown, publicBaseUrl: string): string {
   const target = route.location?.(body, params) ?? `${fillPath(route.path, params)}/${(body as { id: string }).id}`;
   return /^https?:\/\//.test(target) ? target : `${publicBaseUrl.replace(/\/+$/, '')}/v1${target}`;

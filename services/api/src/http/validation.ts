@@ -69,7 +69,7 @@ function daysInMonth(year: number, month: number): number {
 }
 
 /**
- * DECISIONS §3: an RFC 3339 date-time with a real calendar date and a time zone, naming an
+ * docs/decisions.md#ids-and-timestamps: an RFC 3339 date-time with a real calendar date and a time zone, naming an
  * instant within the years 0001-9999 in UTC too (Postgres, Prisma and ISO 8601 output agree
  * there); the instant, or null when the text is anything else.
  */
@@ -110,7 +110,7 @@ export const fields = {
   ref: () => Joi.string().min(1).max(100),
   /**
    * A timestamp, handed over in its canonical form: UTC with milliseconds. Declared
-   * `format: date-time` in the OpenAPI document; the check itself is stricter (DECISIONS §3).
+   * `format: date-time` in the OpenAPI document; the check itself is stricter (docs/decisions.md#ids-and-timestamps).
    */
   timestamp: () =>
     Joi.string()

@@ -172,7 +172,7 @@ function responses(route: RouteDefinition, components: Record<string, JsonSchema
 
 const ERROR_SCHEMA: JsonSchema = {
   type: 'object',
-  description: 'DECISIONS §2: every non-2xx answer.',
+  description: 'Every non-2xx answer.',
   required: ['error'],
   additionalProperties: false,
   properties: {

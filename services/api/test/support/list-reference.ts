@@ -1,6 +1,6 @@
 import type { TaskRecord } from '@worktrack/events';
 
-/** Lists, and GET /tasks's filters, as DECISIONS §9 describes them, computed here to check the API against. */
+/** Lists, and GET /tasks's filters, as docs/decisions.md#lists describes them, computed here to check the API against. */
 
 export type SortField = 'createdAt' | 'updatedAt' | 'dueDate' | 'priority' | 'title' | 'status';
 export const SORT_FIELDS: SortField[] = ['createdAt', 'updatedAt', 'dueDate', 'priority', 'title', 'status'];

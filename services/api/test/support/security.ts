@@ -15,7 +15,7 @@ export interface SecurityContext {
   otherOrg: TestOrg;
 }
 
-/** The checks every authenticated route must pass (STYLE §14). */
+/** The checks every authenticated route must pass (ARCHITECTURE.md#tests). */
 export function itEnforcesAccess(
   context: () => SecurityContext,
   route: () => SecuredRoute,

@@ -1,6 +1,6 @@
 import type { DeliveryResult } from '@worktrack/webhooks';
 
-/** DECISIONS §4: an attempt keeps the first 4 KiB of the receiver's answer as text, and at most 4 KiB of its headers. */
+/** docs/decisions.md#delivery-log-and-recovery: an attempt keeps the first 4 KiB of the receiver's answer as text, and at most 4 KiB of its headers. */
 export const RESPONSE_BODY_BYTES = 4096;
 const RESPONSE_HEADER_BYTES = 4096;
 

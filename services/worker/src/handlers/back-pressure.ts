@@ -1,6 +1,6 @@
 import type { DeliveryResult } from '@worktrack/webhooks';
 
-/** A receiver's Retry-After puts its delivery's next attempt no earlier than this far ahead (DECISIONS §13)... */
+/** A receiver's Retry-After puts its delivery's next attempt no earlier than this far ahead (docs/decisions.md#fair-delivery)... */
 export const MAX_RETRY_AFTER_MS = 6 * 60 * 60 * 1000;
 /** ...and pauses the subscription's other attempts at most this long. */
 export const MAX_PAUSE_MS = 60 * 60 * 1000;

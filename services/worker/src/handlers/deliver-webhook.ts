@@ -36,7 +36,7 @@ export function deliveryHandler(deps: WorkerDeps, policy: DeliveryPolicy): MakeA
     const attempt = delivery.attemptCount + 1;
     const attemptedAt = new Date();
     const rotationActive = delivery.previousSecretExpiresAt !== null && delivery.previousSecretExpiresAt > attemptedAt;
-    // Secrets are sealed at rest (DECISIONS §15): opened here, for this signature only.
+    // Secrets are sealed at rest (docs/decisions.md#http-behaviour-and-secrets-at-rest): opened here, for this signature only.
     const open = (sealed: string) => deps.secrets.open(sealed, webhookSecretContext(delivery.webhookId));
     const headers = buildDeliveryHeaders({
       secret: open(delivery.secret),

@@ -30,7 +30,7 @@ const LOG_FILTERS = ['status', 'event', 'offset'] as const;
 /** A datetime-local value a day back: where recovery usually starts. */
 const dayAgo = () => new Date(Date.now() - 24 * 3600 * 1000).toISOString().slice(0, 16);
 
-/** Webhook secrets are not shown once only: an admin can reveal the current one on its page (DECISIONS §15). */
+/** Webhook secrets are not shown once only: an admin can reveal the current one on its page (docs/decisions.md#http-behaviour-and-secrets-at-rest). */
 const REVEALABLE = "Copy it now. An admin can reveal the current secret again on the subscription's page.";
 
 const webhookBody = (form: Form) => ({

@@ -12,7 +12,7 @@ const dashboardLinkSchema = Joi.object<{ url: string; expiresAt: string }, true>
 
 /**
  * A sign-in link for the key's own user in the key's organization. The session it opens acts with
- * the user's whole role, so (DECISIONS §1, a key grants only what it holds) only a live key holding
+ * the user's whole role, so (docs/decisions.md#tenancy-and-keys: a key grants only what it holds) only a live key holding
  * every permission of that role may ask for one; a restricted key must not be worth its user.
  */
 export const createDashboardLink = defineRoute({

@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { newId, type Db } from '@worktrack/db';
 
-/** DECISIONS §11: a sign-in link is valid 15 minutes, once. */
+/** docs/decisions.md#dashboard: a sign-in link is valid 15 minutes, once. */
 const DASHBOARD_LINK_TTL_MS = 15 * 60 * 1000;
 
 /** Links and sessions store only this hash of their token. */

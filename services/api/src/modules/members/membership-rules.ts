@@ -4,7 +4,7 @@ import { ApiError, conflict, forbidden, notFound } from '../../http/errors';
 import { roleExceeds } from '../../http/permissions';
 import type { Member } from './member-record';
 
-/** Inviting to or promoting to a role is granting its rights: the calling key must hold them all (DECISIONS §1). */
+/** Inviting to or promoting to a role is granting its rights: the calling key must hold them all (docs/decisions.md#tenancy-and-keys). */
 export function assertKeyCanGrant(tenant: Tenant, role: Role): void {
   if (roleExceeds(role, tenant.permissions)) throw forbidden(`This API key cannot grant the ${role} role: it lacks some of that role's permissions`, 'role');
 }

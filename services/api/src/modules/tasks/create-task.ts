@@ -9,7 +9,7 @@ import { createTaskBody } from './task-schemas';
 /**
  * The busiest write, done in one statement: the project and assignee checks, the task and its
  * outbox row commit together or not at all. Through Prisma's interactive transaction the same
- * work took five statements and ran at a quarter of the rate (README, Performance). When nothing
+ * work took five statements and ran at a quarter of the rate (docs/performance.md#what-the-figures-rest-on). When nothing
  * was inserted, the checks run again one by one to say which field was wrong.
  */
 export const createTask = defineRoute({

@@ -3,7 +3,7 @@ import type { PageParams } from '../../http/pagination';
 import type { TaskFilters } from './task-schemas';
 import { matchesSearch } from './task-search';
 
-/** The tenant's tasks that pass every filter given (DECISIONS §9: filters combine). */
+/** The tenant's tasks that pass every filter given (docs/decisions.md#task-filters: filters combine). */
 export function taskConditions(scope: Scope, filters: Omit<TaskFilters, keyof PageParams>): Prisma.Sql {
   const conditions = [Prisma.sql`"organizationId" = ${scope.organizationId}`, Prisma.sql`mode = ${scope.mode}::"Mode"`];
   if (filters.projectId) conditions.push(Prisma.sql`"projectId" = ${filters.projectId}`);

@@ -1,7 +1,7 @@
 import { Prisma } from '@worktrack/db';
 
 /**
- * `q` (DECISIONS §9): every word must begin a word of the title or the description, whatever its
+ * `q` (docs/decisions.md#task-filters): every word must begin a word of the title or the description, whatever its
  * case and accents. The `worktrack_search` configuration strips accents (unaccent) and lower-cases;
  * this document is the expression of the GIN index "Task_search_idx" (keep them identical).
  */

@@ -12,7 +12,7 @@ const webhookSecretSchema = Joi.object<WebhookSecret, true>({
   secret: Joi.string().required().description('The secret that signs its deliveries now'),
 }).id('WebhookSecret');
 
-/** Reveals the current signing secret (DECISIONS §15): kept sealed at rest, opened for the caller alone. */
+/** Reveals the current signing secret (docs/decisions.md#http-behaviour-and-secrets-at-rest): kept sealed at rest, opened for the caller alone. */
 export const getWebhookSecret = defineRoute({
   operationId: 'getWebhookSecret',
   method: 'get',

@@ -13,7 +13,7 @@ const recoverBody = Joi.object<{ since: string; until?: string }>({
 });
 
 /**
- * Sends again what a subscription missed in a window (DECISIONS §4): its failed deliveries, with
+ * Sends again what a subscription missed in a window (docs/decisions.md#delivery-log-and-recovery): its failed deliveries, with
  * the same deliveryId and a fresh set of attempts, and a new delivery for every event of a type it
  * lists that has none (made while it was disabled, say). At most 10,000 per call.
  */

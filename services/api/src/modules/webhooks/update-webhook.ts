@@ -55,7 +55,7 @@ export const updateWebhook = defineRoute({
           maxConcurrency: body.maxConcurrency,
           ...(rerating && { rateLimit: body.rateLimit, rateTokens: null, rateTokensAt: null }),
           ...(rotating && {
-            // Both sealed afresh (DECISIONS §15): the old one may date from before sealing.
+            // Both sealed afresh (docs/decisions.md#http-behaviour-and-secrets-at-rest): the old one may date from before sealing.
             secret: deps.secrets.seal(body.secret!, context),
             previousSecret: current === null ? null : deps.secrets.seal(current, context),
             previousSecretExpiresAt: new Date(Date.now() + ROTATION_OVERLAP_MS),

@@ -8,7 +8,7 @@ import { defineResource } from '../../http/route';
 import { iso } from '../timestamps';
 import { MAX_CONCURRENCY, RATE_LIMIT } from './webhook-rules';
 
-/** A subscription as the API shows it (DECISIONS §4): never its secret. */
+/** A subscription as the API shows it (docs/decisions.md#subscriptions): never its secret. */
 export interface WebhookRecord {
   id: string;
   url: string;
@@ -58,7 +58,7 @@ export interface DeliveryDetail extends DeliveryRecord {
 }
 
 /**
- * A pause the worker set is shown while it holds (DECISIONS §13); once passed it means nothing,
+ * A pause the worker set is shown while it holds (docs/decisions.md#fair-delivery); once passed it means nothing,
  * whether or not the worker has cleared it yet, so the record says null.
  */
 function pauseOf(webhook: Webhook): string | null {

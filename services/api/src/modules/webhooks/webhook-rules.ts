@@ -3,12 +3,12 @@ import { scoped, type Plan, type Scope, type Tx } from '@worktrack/db';
 import { checkWebhookUrl } from '@worktrack/webhooks';
 import { ApiError, invalid } from '../../http/errors';
 
-/** SPEC Limits: subscriptions per organization and mode (test subscriptions never use up live ones); Enterprise has no limit. */
+/** docs/decisions.md#limits: subscriptions per organization and mode (test subscriptions never use up live ones); Enterprise has no limit. */
 const PLAN_SUBSCRIPTIONS: Record<Plan, number> = { free: 2, pro: 50, enterprise: Number.POSITIVE_INFINITY };
 
-/** DECISIONS §13: attempts in flight at once per subscription, across all workers. */
+/** docs/decisions.md#fair-delivery: attempts in flight at once per subscription, across all workers. */
 export const MAX_CONCURRENCY = { min: 1, max: 100, default: 10 } as const;
-/** DECISIONS §13: attempts per second per subscription, across all workers, when limited at all. */
+/** docs/decisions.md#fair-delivery: attempts per second per subscription, across all workers, when limited at all. */
 export const RATE_LIMIT = { min: 1, max: 10_000 } as const;
 
 export async function assertDeliverableUrl(url: string, allowedHosts: string[]): Promise<void> {

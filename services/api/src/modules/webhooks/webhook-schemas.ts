@@ -23,7 +23,7 @@ const events = Joi.alternatives(
   string[]
 > as Joi.ArraySchema<string[]>;
 const description = Joi.string().max(500).allow(null);
-// DECISIONS §4: 8-255 characters; one that claims the Standard Webhooks form must be of it.
+// docs/decisions.md#signatures-and-secrets: 8-255 characters; one that claims the Standard Webhooks form must be of it.
 const secret = Joi.string()
   .min(8)
   .max(255)

@@ -1,0 +1,50 @@
+import { accessSync, constants, readFileSync } from 'node:fs';
+import TestSequencer, { type TestSequencerOptions } from '@jest/test-sequencer';
+
+type Test = Parameters<TestSequencer['sort']>[0][number];
+
+/** The Chromium the browser tests drive: Debian's, unless `CHROMIUM_PATH` names another. */
+export function chromiumPath(): string {
+  return process.env.CHROMIUM_PATH || '/usr/bin/chromium';
+}
+
+/** What to do when there is no Chromium to run, in one line; undefined when there is one. */
+export function missingChromium(): string | undefined {
+  const executable = chromiumPath();
+  try {
+    accessSync(executable, constants.X_OK);
+    return undefined;
+  } catch {
+    const where = process.env.CHROMIUM_PATH ? `${executable} (CHROMIUM_PATH)` : executable;
+    return `The browser tests need Chromium and there is none at ${where}: install Debian's with \`apt-get install -y chromium\` (as root), or set CHROMIUM_PATH to a Chromium executable.`;
+  }
+}
+
+/** A test file that launches Chromium, through test/support/browser.ts. */
+const drivesChromium = (test: Test): boolean => readFileSync(test.path, 'utf8').includes('support/browser');
+
+/**
+ * Jest's own order, after one check that Jest has no other hook for (it is the one place that sees
+ * the run's test files before anything starts): when the run includes a browser test and there is
+ * no Chromium, it stops at once with one line saying how to install it, instead of migrating a
+ * database and failing every browser test one by one. Runs of other tests need no Chromium.
+ * Chromium is not installed from here: a test run that asks for root and downloads a browser
+ * would surprise whoever started it (`.ci/run` installs it, as root, before the tests).
+ */
+export default class ChromiumCheckingSequencer extends TestSequencer {
+  readonly #listingOnly: boolean;
+
+  constructor(options: TestSequencerOptions) {
+    super(options);
+    this.#listingOnly = options.globalConfig.listTests;
+  }
+
+  override sort(tests: Test[]): Test[] | Promise<Test[]> {
+    const problem = this.#listingOnly || !tests.some(drivesChromium) ? undefined : missingChromium();
+    if (problem) {
+      process.stderr.write(`${problem}\n`);
+      process.exit(1);
+    }
+    return super.sort(tests);
+  }
+}
