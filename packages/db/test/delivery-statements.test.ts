@@ -423,9 +423,9 @@ describe('claimDueDeliveries', () => {
     expect(idsOf(await claim(2))).toEqual([loadedDue[2]!, idleDue[2]!].sort());
   });
 
-  it("takes no more than the whole tokens of a subscription's rate-limit bucket, which holds a quarter second's worth, at least one", async () => {
-    // rateLimit 4: a bucket of max(1, 4/4) = 1 token, however many are due and however high the cap.
-    const slow = await subscription(await newOrg(), { rateLimit: 4, maxConcurrency: 10 });
+  it("takes no more than the whole tokens of a subscription's rate-limit bucket, which holds half a second's worth, at least one", async () => {
+    // rateLimit 2: a bucket of max(1, 2/2) = 1 token, however many are due and however high the cap.
+    const slow = await subscription(await newOrg(), { rateLimit: 2, maxConcurrency: 10 });
     await backlog(slow, 10);
     expect(await claim()).toHaveLength(1);
     const charged = await database.db.webhook.findUniqueOrThrow({ where: { id: slow.id } });
@@ -446,8 +446,8 @@ describe('claimDueDeliveries', () => {
   });
 
   it('refills the bucket to its capacity and no more, however long it waited', async () => {
-    // rateLimit 40: a bucket of 10.
-    const fast = await subscription(await newOrg(), { rateLimit: 40, maxConcurrency: 30 });
+    // rateLimit 20: a bucket of 10.
+    const fast = await subscription(await newOrg(), { rateLimit: 20, maxConcurrency: 30 });
     await backlog(fast, 30);
     expect(await claim()).toHaveLength(10);
     await database.pool.query(`UPDATE "Webhook" SET "rateTokensAt" = "rateTokensAt" - interval '10 seconds' WHERE id = $1`, [fast.id]);

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { createLogger } from '@worktrack/config';
-import { claimDueDeliveries, newId, type ClaimedDelivery } from '@worktrack/db';
+import { claimDueDeliveries, newId, webhookSecretContext, type ClaimedDelivery } from '@worktrack/db';
 import { createMetricsRegistry } from '@worktrack/metrics';
 import { createRedisConnection, JobScheduler } from '@worktrack/queue';
 import { verifyBodySignature, WebhookDeliverer } from '@worktrack/webhooks';
@@ -209,7 +209,9 @@ describe('makeAttempt, after a claim', () => {
     const [received] = receiver.received;
     expect(received!.body).toBe(delivery.body);
     expect(received!.json).toMatchObject({ event: 'project.created', deliveryId: delivery.id, webhookId });
-    expect(verifyBodySignature(delivery.secret, received!.body, received!.headers['x-service-signature'] as string)).toBe(true);
+    // The claim returns the secret sealed as stored; the signature is made with it opened.
+    const secret = h.deps.secrets.open(delivery.secret, webhookSecretContext(webhookId));
+    expect(verifyBodySignature(secret, received!.body, received!.headers['x-service-signature'] as string)).toBe(true);
     const settled = await deliveryOf(delivery.id);
     expect(settled).toMatchObject({ status: 'succeeded', attemptCount: 1, lockedUntil: null, nextAttemptAt: null });
     expect(settled.attempts.map((a) => [a.attemptNumber, a.responseStatus, a.error])).toEqual([[1, 200, null]]);
