@@ -77,8 +77,12 @@ interface DeliveryFields {
   body?: string;
 }
 
-/** A delivery of the subscription's, pending and due a minute ago unless told otherwise. */
+/**
+ * A delivery of the subscription's, pending and due a minute ago unless told otherwise; one made
+ * leased counts in its subscription's `inFlight`, as a claim's does.
+ */
 async function pending(webhook: Webhook, fields: DeliveryFields = {}): Promise<Delivery> {
+  if (fields.lockedUntil) await database.db.webhook.update({ where: { id: webhook.id }, data: { inFlight: { increment: 1 } } });
   return database.db.delivery.create({
     data: {
       id: newId('delivery'),
@@ -109,12 +113,15 @@ async function backlog(webhook: Webhook, count: number, dueAgoMs = 60_000): Prom
   return data.map((d) => d.id);
 }
 
-/** The subscriptions' attempts in flight: their deliveries leased now. */
+/** The subscriptions' attempts in flight: their deliveries leased now, which their `inFlight` counts. */
 async function inFlight(webhooks: Webhook[]): Promise<number[]> {
-  const { rows } = await database.pool.query<{ webhookId: string; n: number }>(
-    `SELECT "webhookId", count(*)::int AS n FROM "Delivery" WHERE "webhookId" = ANY ($1::text[]) AND "lockedUntil" > now() GROUP BY "webhookId"`,
+  const { rows } = await database.pool.query<{ webhookId: string; n: number; counted: number }>(
+    `SELECT w.id AS "webhookId", w."inFlight" AS counted,
+       (SELECT count(*)::int FROM "Delivery" d WHERE d."webhookId" = w.id AND d."lockedUntil" > now()) AS n
+     FROM "Webhook" w WHERE w.id = ANY ($1::text[])`,
     [webhooks.map((w) => w.id)],
   );
+  for (const row of rows) expect(row.counted).toBe(row.n);
   return webhooks.map((w) => rows.find((row) => row.webhookId === w.id)?.n ?? 0);
 }
 
@@ -682,7 +689,7 @@ describe('the batch statements', () => {
         ].map(async (call) => (await generic.query<{ 'QUERY PLAN': string }>(`EXPLAIN EXECUTE ${call}`)).rows.map((row) => row['QUERY PLAN']).join('\n')),
       );
       for (const plan of plans) {
-        expect(plan).not.toMatch(/Delivery_status_nextAttemptAt_idx|OutboxEvent_dispatchedAt_createdAt_idx/);
+        expect(plan).not.toMatch(/OutboxEvent_dispatchedAt_createdAt_idx/);
         expect(plan).not.toMatch(/Seq Scan on "(Delivery|OutboxEvent)"/);
       }
       // The claim finds the subscriptions with pending deliveries by a skip scan of the index made for it.

@@ -54,22 +54,26 @@ const LOCK_DUE_ORGANIZATIONS = {
 };
 
 // In the same transaction, with the organizations locked: each subscription may take due deliveries
-// up to its maxConcurrency less its attempts in flight, and up to the whole tokens of its rate
-// limit's bucket (refilled at rateLimit a second, holding half a second's worth, at least one: the
-// workers claim at least every quarter second while they have free slots, so none is lost);
-// each organization up to the largest maxConcurrency of its subscriptions less its own attempts in
-// flight, so that fifty busy subscriptions get it no more than one. Of what may be taken, the least
+// up to its maxConcurrency less its attempts in flight (`inFlight`: its deliveries leased, kept by
+// this statement and the record), and up to the whole tokens of its rate limit's bucket (refilled at
+// rateLimit a second, holding half a second's worth, at least one: the workers claim at least every
+// quarter second while they have free slots, so none is lost); each organization up to the largest
+// maxConcurrency of its subscriptions less its own attempts in flight, so that fifty busy
+// subscriptions get it no more than one. A delivery whose lease lapsed (its worker died) is still
+// counted in flight, so taking it again takes no more of either cap. Of what may be taken, the least
 // loaded organization goes first, and within it the least loaded subscription (load: attempts in
 // flight plus those taken before in this claim), then the longest due: a weighted round robin by
-// organization, then by subscription. The claimed deliveries are leased for $3 ms and the buckets
-// charged.
+// organization, then by subscription. The claimed deliveries are leased for $3 ms, and the counts and
+// buckets charged. Each subscription's due deliveries are read in the index's order (nextAttemptAt
+// alone, so no sort of its whole backlog), and the lease finds its rows by primary key (`(...) IS
+// TRUE` keeps the planner from scanning the pending ones through the status index when its
+// statistics are old); it sets only lockedUntil, which no index holds, so it is a HOT update.
 const CLAIM_DUE = {
   name: 'deliveries.claim-due',
   text: `
     WITH subs AS (
-      SELECT w.id, w."organizationId" AS org, w."maxConcurrency" AS cap,
+      SELECT w.id, w."organizationId" AS org, w."maxConcurrency" AS cap, w."inFlight" AS in_flight,
         w.status = 'active' AND (w."pausedUntil" IS NULL OR w."pausedUntil" <= now()) AS open,
-        (SELECT count(*) FROM "Delivery" d WHERE d."webhookId" = w.id AND d."lockedUntil" > now())::int AS in_flight,
         CASE WHEN w."rateLimit" IS NOT NULL THEN LEAST(
           GREATEST(1, w."rateLimit" / 2.0),
           COALESCE(w."rateTokens" + extract(epoch FROM now() - w."rateTokensAt") * w."rateLimit", w."rateLimit")
@@ -79,32 +83,38 @@ const CLAIM_DUE = {
     ), orgs AS (
       SELECT org, max(cap) AS budget, sum(in_flight)::int AS in_flight FROM subs GROUP BY org
     ), candidates AS (
-      SELECT d.id, d."nextAttemptAt", s.id AS "webhookId", s.org,
-        s.in_flight + row_number() OVER (PARTITION BY s.id ORDER BY d."nextAttemptAt", d.id) AS sub_load
+      SELECT d.id, d."nextAttemptAt", d.lapsed, s.id AS "webhookId", s.org,
+        row_number() OVER (PARTITION BY s.id ORDER BY d."nextAttemptAt", d.id) AS n,
+        s.in_flight + count(*) FILTER (WHERE NOT d.lapsed) OVER (PARTITION BY s.id ORDER BY d."nextAttemptAt", d.id) AS sub_load,
+        s.cap, s.tokens
       FROM subs s CROSS JOIN LATERAL (
-        SELECT d.id, d."nextAttemptAt" FROM "Delivery" d
+        SELECT d.id, d."nextAttemptAt", d."lockedUntil" IS NOT NULL AS lapsed FROM "Delivery" d
         WHERE d.status = 'pending' AND d."webhookId" = s.id AND d."nextAttemptAt" <= now()
           AND (d."lockedUntil" IS NULL OR d."lockedUntil" < now()) AND (s.open OR d.test)
-        ORDER BY d."nextAttemptAt", d.id
-        LIMIT GREATEST(0, LEAST(s.cap - s.in_flight, COALESCE(floor(s.tokens)::int, s.cap)))
+        ORDER BY d."nextAttemptAt"
+        LIMIT s.cap
       ) d
     ), ranked AS (
-      SELECT c.id, c."webhookId", c."nextAttemptAt", o.budget,
-        o.in_flight + row_number() OVER (PARTITION BY c.org ORDER BY c.sub_load, c."nextAttemptAt", c.id) AS org_load
+      SELECT c.id, c."webhookId", c."nextAttemptAt", c.lapsed, o.budget,
+        o.in_flight + count(*) FILTER (WHERE NOT c.lapsed) OVER (PARTITION BY c.org ORDER BY c.sub_load, c."nextAttemptAt", c.id) AS org_load
       FROM candidates c JOIN orgs o USING (org)
+      WHERE c.n <= COALESCE(floor(c.tokens), c.n) AND (c.lapsed OR c.sub_load <= c.cap)
     ), chosen AS (
-      SELECT id FROM ranked WHERE org_load <= budget ORDER BY org_load, "nextAttemptAt", id LIMIT $2
+      SELECT id, lapsed FROM ranked WHERE lapsed OR org_load <= budget ORDER BY org_load, "nextAttemptAt", id LIMIT $2
     ), claimed AS (
       UPDATE "Delivery" d
       SET "lockedUntil" = now() + $3::int * interval '1 millisecond', "updatedAt" = now()
       FROM chosen
-      WHERE d.id = chosen.id AND d.status = 'pending' AND (d."lockedUntil" IS NULL OR d."lockedUntil" < now())
-      RETURNING d.id, d."eventType", d.body, d.test, d."attemptsBeforeRecovery", d."attemptCount", d."webhookId", d."eventId"
+      WHERE d.id = chosen.id AND (d.status = 'pending') IS TRUE AND (d."lockedUntil" IS NULL OR d."lockedUntil" < now())
+      RETURNING d.id, d."eventType", d.body, d.test, d."attemptsBeforeRecovery", d."attemptCount", d."webhookId", d."eventId", chosen.lapsed
     ), charged AS (
-      UPDATE "Webhook" w SET "rateTokens" = s.tokens - n.taken, "rateTokensAt" = now()
-      FROM (SELECT "webhookId", count(*) AS taken FROM claimed GROUP BY "webhookId") n
+      UPDATE "Webhook" w
+      SET "inFlight" = w."inFlight" + n.fresh,
+        "rateTokens" = CASE WHEN s.tokens IS NULL THEN w."rateTokens" ELSE s.tokens - n.taken END,
+        "rateTokensAt" = CASE WHEN s.tokens IS NULL THEN w."rateTokensAt" ELSE now() END
+      FROM (SELECT "webhookId", count(*) AS taken, count(*) FILTER (WHERE NOT lapsed) AS fresh FROM claimed GROUP BY "webhookId") n
       JOIN subs s ON s.id = n."webhookId"
-      WHERE w.id = n."webhookId" AND s.tokens IS NOT NULL
+      WHERE w.id = n."webhookId"
     )
     SELECT c.id, c."eventType", c.body, c.test, c."attemptsBeforeRecovery", c."attemptCount", c."webhookId", w.url, w.secret,
       w."previousSecret", w."previousSecretExpiresAt", e."createdAt" AS "eventCreatedAt"
@@ -159,6 +169,9 @@ export interface AttemptRecord {
   pauseWebhookUntil: Date | null;
 }
 
+// A record releases its delivery's lease and takes it off its subscription's `inFlight`, when the
+// delivery still held one: of two records of one delivery (an attempt whose lease lapsed, made again
+// by another worker), only the first releases.
 const RECORD = {
   name: 'deliveries.record',
   text: `
@@ -167,6 +180,8 @@ const RECORD = {
         "attemptId" text, "deliveryId" text, "webhookId" text, attempt int, "attemptedAt" timestamptz, "responseStatus" int,
         "responseTimeMs" int, error text, "responseBody" text, "responseHeaders" jsonb, status "DeliveryStatus",
         "nextAttemptAt" timestamptz, "disableWebhook" boolean, "pauseWebhookUntil" timestamptz)
+    ), released AS (
+      SELECT d.id FROM "Delivery" d JOIN o ON o."deliveryId" = d.id WHERE d."lockedUntil" IS NOT NULL ORDER BY d.id FOR UPDATE OF d
     ), attempt AS (
       INSERT INTO "DeliveryAttempt" (id, "deliveryId", "attemptNumber", "attemptedAt", "responseStatus", "responseTimeMs", error, "responseBody", "responseHeaders")
       SELECT "attemptId", "deliveryId", attempt, "attemptedAt", "responseStatus", "responseTimeMs", error, "responseBody", "responseHeaders" FROM o
@@ -177,15 +192,19 @@ const RECORD = {
       FROM o
       WHERE d.id = o."deliveryId"
     ), webhook AS (
-      SELECT "webhookId", bool_or("disableWebhook") AS disable, max("pauseWebhookUntil") AS "pauseUntil" FROM o GROUP BY "webhookId"
+      SELECT "webhookId", bool_or("disableWebhook") AS disable, max("pauseWebhookUntil") AS "pauseUntil",
+        count(*) FILTER (WHERE "deliveryId" IN (SELECT id FROM released)) AS released
+      FROM o GROUP BY "webhookId"
     )
     UPDATE "Webhook" w
     SET status = CASE WHEN webhook.disable AND w.status = 'active' THEN 'disabled' ELSE w.status END,
         "disabledReason" = CASE WHEN webhook.disable AND w.status = 'active' THEN 'delivery_failures' ELSE w."disabledReason" END,
         "disabledAt" = CASE WHEN webhook.disable AND w.status = 'active' THEN now() ELSE w."disabledAt" END,
-        "pausedUntil" = GREATEST(w."pausedUntil", webhook."pauseUntil"), "updatedAt" = now()
+        "pausedUntil" = GREATEST(w."pausedUntil", webhook."pauseUntil"),
+        "inFlight" = GREATEST(0, w."inFlight" - webhook.released),
+        "updatedAt" = CASE WHEN (webhook.disable AND w.status = 'active') OR webhook."pauseUntil" IS NOT NULL THEN now() ELSE w."updatedAt" END
     FROM webhook
-    WHERE w.id = webhook."webhookId" AND ((webhook.disable AND w.status = 'active') OR webhook."pauseUntil" IS NOT NULL)`,
+    WHERE w.id = webhook."webhookId"`,
 };
 
 /**

@@ -65,7 +65,12 @@ export const updateWebhook = defineRoute({
         },
       });
       if (!reenabling) return { webhook, resumed: [] };
-      await tx.delivery.updateMany({ where: { webhookId: webhook.id, status: 'pending' }, data: { nextAttemptAt: new Date(), lockedUntil: null } });
+      // Due at once; a delivery still leased (a test send in flight) is left to its worker, and one whose
+      // lease lapsed is claimed again as it is.
+      await tx.delivery.updateMany({
+        where: { webhookId: webhook.id, status: 'pending', OR: [{ lockedUntil: null }, { lockedUntil: { lt: new Date() } }] },
+        data: { nextAttemptAt: new Date() },
+      });
       const resumed = await tx.delivery.findMany({ where: { webhookId: webhook.id, status: 'pending' }, select: { id: true, attemptCount: true } });
       return { webhook, resumed };
     });
