@@ -107,14 +107,17 @@ const CLAIM_DUE = {
       FROM chosen
       WHERE d.id = chosen.id AND (d.status = 'pending') IS TRUE AND (d."lockedUntil" IS NULL OR d."lockedUntil" < now())
       RETURNING d.id, d."eventType", d.body, d.test, d."attemptsBeforeRecovery", d."attemptCount", d."webhookId", d."eventId", chosen.lapsed
+    ), taken AS (
+      SELECT "webhookId", count(*) AS taken, count(*) FILTER (WHERE NOT lapsed) AS fresh FROM claimed GROUP BY "webhookId"
+    ), charging AS (
+      SELECT w.id FROM "Webhook" w WHERE w.id IN (SELECT "webhookId" FROM taken) ORDER BY w.id FOR NO KEY UPDATE
     ), charged AS (
       UPDATE "Webhook" w
       SET "inFlight" = w."inFlight" + n.fresh,
         "rateTokens" = CASE WHEN s.tokens IS NULL THEN w."rateTokens" ELSE s.tokens - n.taken END,
         "rateTokensAt" = CASE WHEN s.tokens IS NULL THEN w."rateTokensAt" ELSE now() END
-      FROM (SELECT "webhookId", count(*) AS taken, count(*) FILTER (WHERE NOT lapsed) AS fresh FROM claimed GROUP BY "webhookId") n
-      JOIN subs s ON s.id = n."webhookId"
-      WHERE w.id = n."webhookId"
+      FROM charging JOIN taken n ON n."webhookId" = charging.id JOIN subs s ON s.id = charging.id
+      WHERE w.id = charging.id
     )
     SELECT c.id, c."eventType", c.body, c.test, c."attemptsBeforeRecovery", c."attemptCount", c."webhookId", w.url, w.secret,
       w."previousSecret", w."previousSecretExpiresAt", e."createdAt" AS "eventCreatedAt"
@@ -135,6 +138,10 @@ export async function claimDueDeliveries(pool: SqlPool, limit: number, claimMs: 
   const client = await pool.connect();
   try {
     await client.query('BEGIN');
+    // The claim reads through its indexes whatever the statistics say: planned while the deliveries
+    // were few (a new install, a table analyzed empty), a sequential scan would read every delivery
+    // of a subscription at each claim once they are many.
+    await client.query('SET LOCAL enable_seqscan = off');
     const { rows: organizations } = await client.query<{ id: string }>(LOCK_DUE_ORGANIZATIONS);
     const claimed =
       organizations.length === 0 ? [] : (await client.query<ClaimedDelivery>({ ...CLAIM_DUE, values: [organizations.map((o) => o.id), limit, claimMs] })).rows;
@@ -171,7 +178,8 @@ export interface AttemptRecord {
 
 // A record releases its delivery's lease and takes it off its subscription's `inFlight`, when the
 // delivery still held one: of two records of one delivery (an attempt whose lease lapsed, made again
-// by another worker), only the first releases.
+// by another worker), only the first releases. Records and claims lock the subscriptions they count
+// in id order, so that they wait for each other rather than deadlock.
 const RECORD = {
   name: 'deliveries.record',
   text: `
@@ -195,6 +203,8 @@ const RECORD = {
       SELECT "webhookId", bool_or("disableWebhook") AS disable, max("pauseWebhookUntil") AS "pauseUntil",
         count(*) FILTER (WHERE "deliveryId" IN (SELECT id FROM released)) AS released
       FROM o GROUP BY "webhookId"
+    ), locking AS (
+      SELECT w.id FROM "Webhook" w WHERE w.id IN (SELECT "webhookId" FROM o) ORDER BY w.id FOR NO KEY UPDATE
     )
     UPDATE "Webhook" w
     SET status = CASE WHEN webhook.disable AND w.status = 'active' THEN 'disabled' ELSE w.status END,
@@ -203,7 +213,7 @@ const RECORD = {
         "pausedUntil" = GREATEST(w."pausedUntil", webhook."pauseUntil"),
         "inFlight" = GREATEST(0, w."inFlight" - webhook.released),
         "updatedAt" = CASE WHEN (webhook.disable AND w.status = 'active') OR webhook."pauseUntil" IS NOT NULL THEN now() ELSE w."updatedAt" END
-    FROM webhook
+    FROM webhook JOIN locking ON locking.id = webhook."webhookId"
     WHERE w.id = webhook."webhookId"`,
 };
 
