@@ -89,6 +89,7 @@ export async function benchNoisyNeighbour(bench: NoisyNeighbourBench): Promise<v
       [
         `The same worker, the same run: alone, then while another organization's receiver holds each of its attempts 4 s with ${NOISY_BACKLOG} queued. CPU: the worker and its Postgres backends.`,
       ],
+      'beside / alone',
     );
 
     await receiver.take();

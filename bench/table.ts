@@ -23,7 +23,14 @@ const int = (n: number) => Math.round(n).toLocaleString('en-US');
 const ms = (n: number | undefined) => (n === undefined ? '' : String(Math.round(n * 10) / 10));
 const times = (n: number) => `${n.toFixed(2)}x`;
 
-export function printTable(title: string, unit: string, worktrack: Measured, baseline: Measured, notes: string[] = []): void {
+export function printTable(
+  title: string,
+  unit: string,
+  worktrack: Measured,
+  baseline: Measured,
+  notes: string[] = [],
+  ratioLabel = 'worktrack / baseline',
+): void {
   const row = (cells: string[]) => `| ${cells.join(' | ')} |`;
   const line = (m: Measured) => {
     const cpu = perItem(m);
@@ -37,7 +44,7 @@ export function printTable(title: string, unit: string, worktrack: Measured, bas
   const [w, b] = [perItem(worktrack), perItem(baseline)];
   console.log(
     row([
-      'worktrack / baseline',
+      ratioLabel,
       times(perSecond(worktrack) / perSecond(baseline)),
       '',
       '',
