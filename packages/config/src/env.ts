@@ -81,6 +81,10 @@ export interface CommonSettings {
   secretsKeyDerived: boolean;
 }
 
+/** What both services log at boot when `secretsKeyDerived`. */
+export const DERIVED_SECRETS_KEY_WARNING =
+  'SECRETS_KEY is unset: webhook secrets are encrypted at rest under a development key that everyone can derive; set SECRETS_KEY (openssl rand -base64 32), the same for the API and the worker';
+
 export function commonSettings(e: Record<string, any>): CommonSettings {
   return {
     databaseUrl: e.DATABASE_URL,

@@ -33,9 +33,14 @@ export interface DispatchEventPayload {
   eventIds: string[];
 }
 
+/**
+ * A delivery's attempt coming due (a retry's delay ended, a test send, a redelivery). The job only
+ * wakes a worker's claim, which sends what is due in Postgres fairly; its id names the attempt, so
+ * that it is added once.
+ */
 export interface DeliverWebhookPayload {
   deliveryId: string;
-  /** The attempt this job makes (1 for the first); a stale job for an older attempt does nothing. */
+  /** 1 for the first attempt. */
   attempt: number;
 }
 
@@ -51,8 +56,7 @@ export const jobs = {
     queue: QUEUE_NAMES.deliveries,
     name: 'deliver-webhook',
     schema: Joi.object<DeliverWebhookPayload>({ deliveryId: Joi.string().required(), attempt: Joi.number().integer().min(1).required() }),
-    // Delivery retries follow the contract's schedule (docs/decisions.md#retries-and-disabling), each a delayed job scheduled by the handler;
-    // BullMQ's own attempts only cover handler errors (database or Redis briefly down).
+    // Delivery retries follow the contract's schedule (docs/decisions.md#retries-and-disabling), each a delayed job scheduled by the handler.
     options: { ...retention, attempts: 5, backoff: { type: 'exponential', delay: 1_000 } } satisfies JobsOptions,
     jobId: (p: DeliverWebhookPayload) => `${p.deliveryId}-${p.attempt}`,
   },

@@ -1,4 +1,4 @@
-import { createLogger, describeStartupError, loadApiConfig, loadDotEnv, onShutdown } from '@worktrack/config';
+import { createLogger, DERIVED_SECRETS_KEY_WARNING, describeStartupError, loadApiConfig, loadDotEnv, onShutdown } from '@worktrack/config';
 import { startApi } from './compose';
 
 async function main(): Promise<void> {
@@ -7,10 +7,7 @@ async function main(): Promise<void> {
   const logger = createLogger(config.logLevel, 'api', config.logFormat);
   if (config.cursorSecretEphemeral)
     logger.warn('CURSOR_SECRET is unset: list cursors are sealed with a key made at boot, so they stop working on a restart and on other replicas');
-  if (config.secretsKeyDerived)
-    logger.warn(
-      'SECRETS_KEY is unset: webhook secrets are encrypted at rest under a development key that everyone can derive; set SECRETS_KEY (openssl rand -base64 32), the same for the API and the worker',
-    );
+  if (config.secretsKeyDerived) logger.warn(DERIVED_SECRETS_KEY_WARNING);
   try {
     const api = await startApi(config, logger);
     logger.info({ url: api.url }, 'api listening');

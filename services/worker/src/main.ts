@@ -1,14 +1,11 @@
-import { createLogger, describeStartupError, loadDotEnv, loadWorkerConfig, onShutdown } from '@worktrack/config';
+import { createLogger, DERIVED_SECRETS_KEY_WARNING, describeStartupError, loadDotEnv, loadWorkerConfig, onShutdown } from '@worktrack/config';
 import { startWorker } from './compose';
 
 async function main(): Promise<void> {
   loadDotEnv();
   const config = loadWorkerConfig();
   const logger = createLogger(config.logLevel, 'worker', config.logFormat);
-  if (config.secretsKeyDerived)
-    logger.warn(
-      'SECRETS_KEY is unset: webhook secrets are encrypted at rest under a development key that everyone can derive; set SECRETS_KEY (openssl rand -base64 32), the same for the API and the worker',
-    );
+  if (config.secretsKeyDerived) logger.warn(DERIVED_SECRETS_KEY_WARNING);
   try {
     const worker = await startWorker(config, logger);
     logger.info({ concurrency: config.concurrency, health: worker.healthUrl }, 'worker started');

@@ -36,9 +36,6 @@ export const recover = defineRoute({
     const until = body.until === undefined ? new Date(now) : new Date(body.until);
     if (since.getTime() < now - RECOVERY_WINDOW_MS) throw invalid('since', 'since must be within the last 14 days');
     if (until <= since) throw invalid('until', 'until must be after since');
-    const scheduled = await recoverDeliveries(deps.db, tenant, { webhookId: params.webhookId, since, until });
-    // Best effort: if Redis is down now, the worker's sweep schedules them.
-    await deps.jobs.scheduleDeliveries(scheduled).catch((err: unknown) => deps.logger.warn({ err }, 'recovered deliveries left to the sweep'));
-    return { recovered: scheduled.length };
+    return { recovered: await recoverDeliveries(deps.db, tenant, { webhookId: params.webhookId, since, until }) };
   },
 });

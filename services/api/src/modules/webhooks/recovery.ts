@@ -22,15 +22,15 @@ interface MissedEvent {
 /**
  * In one transaction, with the subscription locked against a concurrent disable: failed deliveries
  * of the window go back to pending with the schedule counting from their last attempt, then events
- * of the window with no delivery for the subscription get one, oldest first, up to the limit.
- * Returns the jobs to schedule.
+ * of the window with no delivery for the subscription get one, oldest first, up to the limit. All
+ * are due at once: the workers' claims find them. Returns how many.
  */
-export async function recoverDeliveries(db: Db, tenant: Tenant, { webhookId, since, until }: Window): Promise<{ deliveryId: string; attempt: number }[]> {
+export async function recoverDeliveries(db: Db, tenant: Tenant, { webhookId, since, until }: Window): Promise<number> {
   return db.$transaction(async (tx) => {
     const webhook = await webhookResource.lock(tx, tenant, webhookId);
     if (webhook.status !== 'active') throw conflict('The subscription is disabled; re-enable it before recovering', 'webhookId');
 
-    const resent = await tx.$queryRaw<{ id: string; attemptCount: number }[]>`
+    const resent = await tx.$queryRaw<{ id: string }[]>`
       UPDATE "Delivery"
       SET status = 'pending', "attemptsBeforeRecovery" = "attemptCount", "nextAttemptAt" = now(), "lockedUntil" = NULL, "updatedAt" = now()
       WHERE id IN (
@@ -38,7 +38,7 @@ export async function recoverDeliveries(db: Db, tenant: Tenant, { webhookId, sin
         WHERE "webhookId" = ${webhook.id} AND status = 'failed' AND NOT test AND "createdAt" >= ${since} AND "createdAt" < ${until}
         ORDER BY id LIMIT ${RECOVERY_LIMIT}
       )
-      RETURNING id, "attemptCount"`;
+      RETURNING id`;
 
     const types = webhook.events.includes('*') ? null : webhook.events;
     const missed = await tx.$queryRaw<MissedEvent[]>`
@@ -52,7 +52,7 @@ export async function recoverDeliveries(db: Db, tenant: Tenant, { webhookId, sin
       LIMIT ${RECOVERY_LIMIT - resent.length}`;
     const created = await insertDeliveries(tx, tenant, webhook.id, missed);
 
-    return [...resent.map((d) => ({ deliveryId: d.id, attempt: d.attemptCount + 1 })), ...created.map((id) => ({ deliveryId: id, attempt: 1 }))];
+    return resent.length + created.length;
   });
 }
 

@@ -37,7 +37,7 @@ export const updateWebhook = defineRoute({
   response: webhookRecordSchema,
   handler: async ({ body, deps, lock }) => {
     if (body.url !== undefined) await assertDeliverableUrl(body.url, deps.config.webhookAllowedHosts);
-    const { webhook, resumed } = await deps.db.$transaction(async (tx) => {
+    const webhook = await deps.db.$transaction(async (tx) => {
       const existing = await lock(tx);
       const reenabling = body.status === 'active' && existing.status === 'disabled';
       const disabling = body.status === 'disabled' && existing.status === 'active';
@@ -64,20 +64,15 @@ export const updateWebhook = defineRoute({
           ...(disabling && { status: 'disabled', disabledReason: 'manual', disabledAt: new Date() }),
         },
       });
-      if (!reenabling) return { webhook, resumed: [] };
-      // Due at once; a delivery still leased (a test send in flight) is left to its worker, and one whose
-      // lease lapsed is claimed again as it is.
+      if (!reenabling) return webhook;
+      // Due at once, for the workers' claims to find; a delivery still leased (a test send in flight)
+      // is left to its worker, and one whose lease lapsed is claimed again as it is.
       await tx.delivery.updateMany({
         where: { webhookId: webhook.id, status: 'pending', OR: [{ lockedUntil: null }, { lockedUntil: { lt: new Date() } }] },
         data: { nextAttemptAt: new Date() },
       });
-      const resumed = await tx.delivery.findMany({ where: { webhookId: webhook.id, status: 'pending' }, select: { id: true, attemptCount: true } });
-      return { webhook, resumed };
+      return webhook;
     });
-    for (const delivery of resumed) {
-      // Best effort: if Redis is down now, the worker's sweep resumes them.
-      await deps.jobs.ensureDeliveryScheduled(delivery.id, delivery.attemptCount + 1, { now: true }).catch(() => undefined);
-    }
     return toWebhookRecord(webhook);
   },
 });
