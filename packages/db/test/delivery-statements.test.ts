@@ -346,6 +346,20 @@ describe('claimDueDeliveries', () => {
     expect(await inFlight([capped])).toEqual([3]);
   });
 
+  it('counts a lease once when two workers made the same attempt: the later record is refused and frees no second slot', async () => {
+    const capped = await subscription(await newOrg(), { maxConcurrency: 1 });
+    const [first, second] = await backlog(capped, 2);
+    const [claimed] = await claim();
+    expect(claimed!.id).toBe(first);
+
+    await recordAttempts(database.pool, [recordOf(claimed!)]);
+    await expect(recordAttempts(database.pool, [recordOf(claimed!)])).rejects.toThrow(/DeliveryAttempt_deliveryId_attemptNumber_key/);
+    expect((await database.db.webhook.findUniqueOrThrow({ where: { id: capped.id } })).inFlight).toBe(0);
+    expect(idsOf(await claim())).toEqual([second]);
+    expect(await claim()).toEqual([]);
+    expect(await inFlight([capped])).toEqual([1]);
+  });
+
   it('holds an organization to the largest maxConcurrency of its subscriptions in flight in total, the least loaded subscription first', async () => {
     const org = await newOrg();
     const subscriptions = [];

@@ -176,9 +176,9 @@ export interface AttemptRecord {
   pauseWebhookUntil: Date | null;
 }
 
-// A record releases its delivery's lease and takes it off its subscription's `inFlight`, when the
-// delivery still held one: of two records of one delivery (an attempt whose lease lapsed, made again
-// by another worker), only the first releases. Records and claims lock the subscriptions they count
+// A record releases its delivery's lease and takes it off its subscription's `inFlight`. Of two
+// records of one attempt (its lease lapsed and another worker made it again), the later is refused
+// by the attempts' unique key, so a lease is never released twice. Records and claims lock the subscriptions they count
 // in id order, so that they wait for each other rather than deadlock.
 const RECORD = {
   name: 'deliveries.record',
@@ -188,8 +188,6 @@ const RECORD = {
         "attemptId" text, "deliveryId" text, "webhookId" text, attempt int, "attemptedAt" timestamptz, "responseStatus" int,
         "responseTimeMs" int, error text, "responseBody" text, "responseHeaders" jsonb, status "DeliveryStatus",
         "nextAttemptAt" timestamptz, "disableWebhook" boolean, "pauseWebhookUntil" timestamptz)
-    ), released AS (
-      SELECT d.id FROM "Delivery" d JOIN o ON o."deliveryId" = d.id WHERE d."lockedUntil" IS NOT NULL ORDER BY d.id FOR UPDATE OF d
     ), attempt AS (
       INSERT INTO "DeliveryAttempt" (id, "deliveryId", "attemptNumber", "attemptedAt", "responseStatus", "responseTimeMs", error, "responseBody", "responseHeaders")
       SELECT "attemptId", "deliveryId", attempt, "attemptedAt", "responseStatus", "responseTimeMs", error, "responseBody", "responseHeaders" FROM o
@@ -200,8 +198,7 @@ const RECORD = {
       FROM o
       WHERE d.id = o."deliveryId"
     ), webhook AS (
-      SELECT "webhookId", bool_or("disableWebhook") AS disable, max("pauseWebhookUntil") AS "pauseUntil",
-        count(*) FILTER (WHERE "deliveryId" IN (SELECT id FROM released)) AS released
+      SELECT "webhookId", bool_or("disableWebhook") AS disable, max("pauseWebhookUntil") AS "pauseUntil", count(*) AS released
       FROM o GROUP BY "webhookId"
     ), locking AS (
       SELECT w.id FROM "Webhook" w WHERE w.id IN (SELECT "webhookId" FROM o) ORDER BY w.id FOR NO KEY UPDATE
