@@ -63,7 +63,8 @@ const LOCK_DUE_ORGANIZATIONS = {
 // counted in flight, so taking it again takes no more of either cap. Of what may be taken, the least
 // loaded organization goes first, and within it the least loaded subscription (load: attempts in
 // flight plus those taken before in this claim), then the longest due: a weighted round robin by
-// organization, then by subscription. The claimed deliveries are leased for $3 ms, and the counts and
+// organization, then by subscription. A subscription contributes at most the claim's limit, so each reads no more than
+// that many of its due deliveries, however large its cap. The claimed deliveries are leased for $3 ms, and the counts and
 // buckets charged. Each subscription's due deliveries are read in the index's order (nextAttemptAt
 // alone, so no sort of its whole backlog), and the lease finds its rows by primary key (`(...) IS
 // TRUE` keeps the planner from scanning the pending ones through the status index when its
@@ -92,7 +93,7 @@ const CLAIM_DUE = {
         WHERE d.status = 'pending' AND d."webhookId" = s.id AND d."nextAttemptAt" <= now()
           AND (d."lockedUntil" IS NULL OR d."lockedUntil" < now()) AND (s.open OR d.test)
         ORDER BY d."nextAttemptAt"
-        LIMIT s.cap
+        LIMIT LEAST(s.cap, $2)
       ) d
     ), ranked AS (
       SELECT c.id, c."webhookId", c."nextAttemptAt", c.lapsed, o.budget,
