@@ -1,28 +1,63 @@
 import type { Logger } from '@worktrack/config';
-import type { Scope, Tx } from '@worktrack/db';
-import { recordEvents, type DomainEvent } from '@worktrack/events';
+import type { Scope, TenantData, TenantTx } from '@worktrack/db';
+import type { DomainEvent } from '@worktrack/events';
 import { EventPublisher, type JobScheduler } from '@worktrack/queue';
 import type { AppDeps } from './deps';
 
+/** What a change returns: its result, and the events it caused, written to the outbox with it. */
+interface Changed<T> {
+  result: T;
+  events: DomainEvent[];
+}
+
 /**
- * Runs a change and writes its events to the outbox in one transaction, then publishes the events.
- * `timeoutMs` lengthens Prisma's 5 s limit for a change that waits on another service meanwhile.
+ * A change the data layer writes together with its events in one prepared statement, no
+ * interactive transaction (the busiest writes: a task's creation): it records the events itself and
+ * returns the ids a subscription awaits.
+ */
+interface OneStatementChange<T> {
+  oneStatement: (data: TenantData) => Promise<{ result: T; awaitedEventIds: string[] }>;
+}
+
+type Change<T> = ((tx: TenantTx) => Promise<Changed<T>>) | OneStatementChange<T>;
+
+/**
+ * Every write goes through here: runs a change and writes its events to the outbox in one
+ * transaction (or one statement), then publishes the events after commit. `timeoutMs` lengthens
+ * Prisma's 5 s limit for a change that waits on another service meanwhile.
  */
 export async function commitWithEvents<T>(
-  deps: Pick<AppDeps, 'db' | 'publisher'>,
+  deps: Pick<AppDeps, 'data' | 'publisher'>,
   scope: Scope,
-  change: (tx: Tx) => Promise<{ result: T; events: DomainEvent[] }>,
+  change: Change<T>,
   { timeoutMs }: { timeoutMs?: number } = {},
 ): Promise<T> {
-  const { result, eventIds } = await deps.db.$transaction(
-    async (tx) => {
-      const { result, events } = await change(tx);
-      return { result, eventIds: await recordEvents(tx, scope, events) };
-    },
-    { timeout: timeoutMs },
-  );
+  const data = deps.data(scope);
+  const { result, eventIds } =
+    typeof change === 'function'
+      ? await data.transaction(
+          async (tx) => {
+            const { result, events } = await change(tx);
+            return { result, eventIds: await tx.events.record(events) };
+          },
+          { timeoutMs },
+        )
+      : await change.oneStatement(data).then(({ result, awaitedEventIds }) => ({ result, eventIds: awaitedEventIds }));
   deps.publisher.publish(eventIds);
   return result;
+}
+
+/**
+ * The one policy for what follows a commit (a queue or store call): best effort, logged, never an
+ * error for a change that committed. The backstop is Postgres: the sweep republishes events, the
+ * workers' claims find due deliveries with or without a job.
+ */
+export async function afterCommit(logger: Logger, what: string, effect: () => Promise<unknown>): Promise<void> {
+  try {
+    await effect();
+  } catch (err) {
+    logger.warn({ err }, `${what} deferred: committed, the sweep or the claims catch up`);
+  }
 }
 
 /**

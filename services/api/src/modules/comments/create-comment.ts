@@ -1,4 +1,3 @@
-import { newId, scoped } from '@worktrack/db';
 import { events } from '@worktrack/events';
 import { commitWithEvents } from '../../commit';
 import { defineRoute } from '../../http/route';
@@ -23,12 +22,10 @@ export const createComment = defineRoute({
   response: commentRecordSchema,
   handler: ({ params, body, tenant, deps }) =>
     commitWithEvents(deps, tenant, async (tx) => {
-      await taskResource.load(tx, tenant, params.taskId);
+      await taskResource.load(tx, params.taskId);
       const mentions = body.mentions ?? [];
-      await assertMembers(tx, tenant.organizationId, mentions, 'mentions');
-      const comment = await tx.comment.create({
-        data: scoped(tenant, { id: newId('comment'), taskId: params.taskId, authorId: tenant.userId, content: body.content, mentions }),
-      });
+      await assertMembers(tx, mentions, 'mentions');
+      const comment = await tx.comments.create({ taskId: params.taskId, authorId: tenant.userId, content: body.content, mentions });
       const record = toCommentRecord(comment);
       return { result: record, events: [events.commentCreated(record)] };
     }),

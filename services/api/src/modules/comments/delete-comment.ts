@@ -20,10 +20,10 @@ export const deleteComment = defineRoute({
   response: null,
   handler: ({ params, tenant, deps, lock }) =>
     commitWithEvents(deps, tenant, async (tx) => {
-      await taskResource.load(tx, tenant, params.taskId);
+      await taskResource.load(tx, params.taskId);
       const comment = await lock(tx);
       assertMayChange(tenant, comment);
-      await tx.comment.delete({ where: { id: comment.id } });
+      await tx.comments.remove(comment.id);
       return { result: undefined, events: [events.commentDeleted(toCommentRecord(comment))] };
     }),
 });

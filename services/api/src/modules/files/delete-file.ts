@@ -24,7 +24,7 @@ export const deleteFile = defineRoute({
     commitWithEvents(deps, tenant, async (tx) => {
       const file = await lock(tx);
       await deps.store.delete(file.storageKey);
-      await tx.file.delete({ where: { id: file.id } });
+      await tx.files.remove(file.id);
       return { result: undefined, events: [events.fileDeleted(toFileRecord(file))] };
     }),
 });

@@ -3,7 +3,7 @@ import { commitWithEvents } from '../../commit';
 import { defineRoute } from '../../http/route';
 import { memberRecordSchema, toMemberRecord } from './member-record';
 import { memberParams, updateMemberBody } from './member-schemas';
-import { assertKeyCanGrant, assertNotLastAdmin, lockMember, memberEventScope, memberKey } from './membership-rules';
+import { assertKeyCanGrant, assertNotLastAdmin, lockMember, memberEventScope } from './membership-rules';
 
 export const updateMember = defineRoute({
   operationId: 'updateMember',
@@ -25,10 +25,8 @@ export const updateMember = defineRoute({
     const member = await commitWithEvents(deps, memberEventScope(tenant.organizationId), async (tx) => {
       const existing = await lockMember(tx, tenant, params.userId);
       if (existing.role === body.role) return { result: toMemberRecord(existing), events: [] };
-      if (existing.role === 'admin') await assertNotLastAdmin(tx, tenant.organizationId);
-      const updated = toMemberRecord(
-        await tx.membership.update({ where: memberKey(existing.organizationId, existing.userId), data: { role: body.role }, include: { user: true } }),
-      );
+      if (existing.role === 'admin') await assertNotLastAdmin(tx);
+      const updated = toMemberRecord(await tx.members.setRole(existing.userId, body.role));
       return { result: updated, events: [events.memberRoleChanged(updated, existing.role)] };
     });
     // The member's keys now grant what the new role allows.

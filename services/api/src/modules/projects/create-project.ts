@@ -1,4 +1,3 @@
-import { newId, scoped } from '@worktrack/db';
 import { events } from '@worktrack/events';
 import { commitWithEvents } from '../../commit';
 import { defineRoute } from '../../http/route';
@@ -17,14 +16,11 @@ export const createProject = defineRoute({
   response: projectRecordSchema,
   handler: ({ body, tenant, deps }) =>
     commitWithEvents(deps, tenant, async (tx) => {
-      const project = await tx.project.create({
-        data: scoped(tenant, {
-          id: newId('project'),
-          name: body.name,
-          description: body.description ?? null,
-          icon: body.icon ?? null,
-          color: body.color ?? null,
-        }),
+      const project = await tx.projects.create({
+        name: body.name,
+        description: body.description ?? null,
+        icon: body.icon ?? null,
+        color: body.color ?? null,
       });
       const record = toProjectRecord(project);
       return { result: record, events: [events.projectCreated(record)] };

@@ -30,9 +30,8 @@ export const deleteProject = defineRoute({
       tenant,
       async (tx) => {
         const project = await lock(tx);
-        const files = await tx.file.findMany({ where: { projectId: project.id }, select: { storageKey: true } });
-        await deps.store.deleteMany(files.map((f) => f.storageKey));
-        await tx.project.delete({ where: { id: project.id } });
+        await deps.store.deleteMany(await tx.projects.storageKeys(project.id));
+        await tx.projects.remove(project.id);
         return { result: undefined, events: [events.projectDeleted(toProjectRecord(project))] };
       },
       { timeoutMs: STORE_DELETION_TIMEOUT_MS },

@@ -28,7 +28,7 @@ export const updateProject = defineRoute({
       const changed = previousAttributes(before, toProjectRecord({ ...existing, ...data }));
       if (Object.keys(changed).length === 0) return { result: before, events: [] };
 
-      const after = toProjectRecord(await tx.project.update({ where: { id: existing.id }, data }));
+      const after = toProjectRecord(await tx.projects.update(existing.id, data));
       return { result: after, events: [events.projectUpdated(after, changed)] };
     }),
 });

@@ -18,7 +18,7 @@ export const deleteTask = defineRoute({
   handler: async ({ tenant, deps, lock }) =>
     commitWithEvents(deps, tenant, async (tx) => {
       const task = await lock(tx);
-      await tx.task.delete({ where: { id: task.id } });
+      await tx.tasks.remove(task.id);
       return { result: undefined, events: [events.taskDeleted(toTaskRecord(task))] };
     }),
 });

@@ -33,14 +33,14 @@ export const updateTask = defineRoute({
   handler: ({ body, tenant, deps, lock }) =>
     commitWithEvents(deps, tenant, async (tx) => {
       const existing = await lock(tx);
-      if (body.assigneeId) await assertMembers(tx, tenant.organizationId, [body.assigneeId], 'assigneeId');
+      if (body.assigneeId) await assertMembers(tx, [body.assigneeId], 'assigneeId');
 
       const data = toTaskChanges(body);
       const before = toTaskRecord(existing);
       const changed = previousAttributes(before, toTaskRecord({ ...existing, ...data }));
       if (Object.keys(changed).length === 0) return { result: before, events: [] };
 
-      const after = toTaskRecord(await tx.task.update({ where: { id: existing.id }, data }));
+      const after = toTaskRecord(await tx.tasks.update(existing.id, data));
       const emitted: DomainEvent[] = [events.taskUpdated(after, changed)];
       if (changed.status !== undefined && after.status === 'done') emitted.push(events.taskCompleted(after));
       return { result: after, events: emitted };
