@@ -4,11 +4,10 @@ import type { ApiConfig, Logger } from '@worktrack/config';
 import type { Express } from 'express';
 import { createDatabase, resealWebhookSecrets, SecretBox, tenantData, unscopedData, type Database, type Db } from '@worktrack/db';
 import { createMetricsRegistry, registerBacklogGauges } from '@worktrack/metrics';
-import { createRedisConnection, JobScheduler } from '@worktrack/queue';
+import { createRedisConnection, EventPublisher, JobScheduler } from '@worktrack/queue';
 import { createObjectStore } from '@worktrack/storage';
 import { createApp } from './app';
 import type { AppDeps } from './deps';
-import { createEventPublisher } from './commit';
 import type { ResolvedKey } from './http/auth';
 import { KEY_CACHE_LIFETIME_MS, KeyCache } from './http/key-cache';
 import { KeyRevocations } from './http/key-revocations';
@@ -61,7 +60,7 @@ export function composeApi(
 
   const deps: AppDeps = {
     config,
-    data: (scope) => tenantData(database, scope),
+    data: (scope) => tenantData(database, scope, { onCommitted: (eventIds) => publisher.publish(eventIds) }),
     unscoped,
     redis,
     jobs,
@@ -139,4 +138,17 @@ async function resealAtStart(db: Db, secrets: SecretBox, logger: Logger): Promis
   } catch (err) {
     logger.warn({ err }, 'webhook secrets not sealed at start; the next start, or pnpm cli secrets reseal, seals them');
   }
+}
+
+/**
+ * Publishes committed events `delayMs` worth at a time, each batch one dispatch job: the longer the
+ * gather, the fewer jobs an event shares the fixed cost of. Best effort: if Redis is down the
+ * worker's sweep publishes the events later.
+ */
+function createEventPublisher(jobs: JobScheduler, logger: Logger, delayMs: number): EventPublisher {
+  return new EventPublisher(jobs, {
+    delayMs,
+    maxBatch: 500,
+    onError: (err, eventIds) => logger.warn({ err, eventIds }, 'event publish deferred to the outbox sweep'),
+  });
 }

@@ -1,5 +1,4 @@
 import { events } from '@worktrack/events';
-import { commitWithEvents } from '../../commit';
 import { defineRoute } from '../../http/route';
 import { assertMembers } from '../members/assert-member';
 import { taskResource } from '../tasks/task-record';
@@ -21,7 +20,7 @@ export const createComment = defineRoute({
   status: 201,
   response: commentRecordSchema,
   handler: ({ params, body, tenant, deps }) =>
-    commitWithEvents(deps, tenant, async (tx) => {
+    deps.data(tenant).commitWithEvents(async (tx) => {
       await taskResource.load(tx, params.taskId);
       const mentions = body.mentions ?? [];
       await assertMembers(tx, mentions, 'mentions');

@@ -1,5 +1,4 @@
 import { events } from '@worktrack/events';
-import { commitWithEvents } from '../../commit';
 import { defineRoute } from '../../http/route';
 import { previousAttributes } from '../changes';
 import { assertMembers } from '../members/assert-member';
@@ -22,7 +21,7 @@ export const updateComment = defineRoute({
   status: 200,
   response: commentRecordSchema,
   handler: ({ params, body, tenant, deps, lock }) =>
-    commitWithEvents(deps, tenant, async (tx) => {
+    deps.data(tenant).commitWithEvents(async (tx) => {
       await taskResource.load(tx, params.taskId);
       const existing = await lock(tx);
       assertMayChange(tenant, existing);

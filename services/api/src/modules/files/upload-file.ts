@@ -1,6 +1,5 @@
 import { newId } from '@worktrack/db';
 import { events } from '@worktrack/events';
-import { commitWithEvents } from '../../commit';
 import { invalid } from '../../http/errors';
 import { defineRoute } from '../../http/route';
 import { validate } from '../../http/validation';
@@ -31,7 +30,7 @@ export const uploadFile = defineRoute({
       if (!file) throw invalid('file', 'Missing required field: file');
       validate(uploadedFileName, { file: file.originalname });
       const fields = validate(uploadFields, req.body ?? {});
-      return await commitWithEvents(deps, tenant, async (tx) => {
+      return await deps.data(tenant).commitWithEvents(async (tx) => {
         await assertProjectOpen(tx, fields.projectId);
         const row = await tx.files.create({
           id,

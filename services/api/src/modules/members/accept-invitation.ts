@@ -1,7 +1,6 @@
 import Joi from 'joi';
 import { Mode } from '@worktrack/db';
 import { events, type MemberRecord } from '@worktrack/events';
-import { commitWithEvents } from '../../commit';
 import { conflict, invalid } from '../../http/errors';
 import { out } from '../../http/record-fields';
 import { definePublicRoute } from '../../http/route';
@@ -57,7 +56,7 @@ export const acceptInvitation = definePublicRoute({
       throw invalid('token', 'The invitation token is invalid, expired or already used');
     }
     const scope = memberEventScope(invitation.organizationId);
-    return commitWithEvents(deps, scope, async (tx) => {
+    return deps.data(scope).commitWithEvents(async (tx) => {
       const accepted = await tx.invitations.accept(invitation, body.name);
       if (!accepted) throw invalid('token', 'The invitation token is invalid, expired or already used');
       if (accepted.already) throw conflict(`${invitation.email} is already a member`, 'token');

@@ -1,5 +1,4 @@
 import { events } from '@worktrack/events';
-import { commitWithEvents } from '../../commit';
 import { defineRoute } from '../../http/route';
 import { toMemberRecord } from './member-record';
 import { memberParams } from './member-schemas';
@@ -24,7 +23,7 @@ export const removeMember = defineRoute({
   status: 204,
   response: null,
   handler: async ({ params, tenant, deps }) => {
-    await commitWithEvents(deps, memberEventScope(tenant.organizationId), async (tx) => {
+    await deps.data(memberEventScope(tenant.organizationId)).commitWithEvents(async (tx) => {
       const existing = await lockMember(tx, tenant, params.userId);
       if (existing.role === 'admin') await assertNotLastAdmin(tx);
       await tx.members.remove(existing.userId);

@@ -1,5 +1,4 @@
 import { events } from '@worktrack/events';
-import { commitWithEvents } from '../../commit';
 import { defineRoute } from '../../http/route';
 import { memberRecordSchema, toMemberRecord } from './member-record';
 import { memberParams, updateMemberBody } from './member-schemas';
@@ -22,7 +21,7 @@ export const updateMember = defineRoute({
   response: memberRecordSchema,
   handler: async ({ params, body, tenant, deps }) => {
     assertKeyCanGrant(tenant, body.role);
-    const member = await commitWithEvents(deps, memberEventScope(tenant.organizationId), async (tx) => {
+    const member = await deps.data(memberEventScope(tenant.organizationId)).commitWithEvents(async (tx) => {
       const existing = await lockMember(tx, tenant, params.userId);
       if (existing.role === body.role) return { result: toMemberRecord(existing), events: [] };
       if (existing.role === 'admin') await assertNotLastAdmin(tx);

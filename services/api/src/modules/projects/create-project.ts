@@ -1,5 +1,4 @@
 import { events } from '@worktrack/events';
-import { commitWithEvents } from '../../commit';
 import { defineRoute } from '../../http/route';
 import { projectRecordSchema, toProjectRecord } from './project-record';
 import { createProjectBody } from './project-schemas';
@@ -15,7 +14,7 @@ export const createProject = defineRoute({
   status: 201,
   response: projectRecordSchema,
   handler: ({ body, tenant, deps }) =>
-    commitWithEvents(deps, tenant, async (tx) => {
+    deps.data(tenant).commitWithEvents(async (tx) => {
       const project = await tx.projects.create({
         name: body.name,
         description: body.description ?? null,

@@ -1,5 +1,4 @@
 import { events } from '@worktrack/events';
-import { commitWithEvents } from '../../commit';
 import { defineRoute } from '../../http/route';
 import { projectResource, toProjectRecord } from './project-record';
 import { projectParams } from './project-schemas';
@@ -25,9 +24,7 @@ export const deleteProject = defineRoute({
   status: 204,
   response: null,
   handler: async ({ tenant, deps, lock }) =>
-    commitWithEvents(
-      deps,
-      tenant,
+    deps.data(tenant).commitWithEvents(
       async (tx) => {
         const project = await lock(tx);
         await deps.store.deleteMany(await tx.projects.storageKeys(project.id));

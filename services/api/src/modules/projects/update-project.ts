@@ -1,5 +1,4 @@
 import { events } from '@worktrack/events';
-import { commitWithEvents } from '../../commit';
 import { defineRoute } from '../../http/route';
 import { previousAttributes } from '../changes';
 import { projectRecordSchema, projectResource, toProjectRecord } from './project-record';
@@ -19,7 +18,7 @@ export const updateProject = defineRoute({
   status: 200,
   response: projectRecordSchema,
   handler: ({ body, tenant, deps, lock }) =>
-    commitWithEvents(deps, tenant, async (tx) => {
+    deps.data(tenant).commitWithEvents(async (tx) => {
       const existing = await lock(tx);
 
       const archiving = body.archived !== undefined && body.archived !== existing.archived;

@@ -1,6 +1,5 @@
 import { newId, type Task } from '@worktrack/db';
 import { events } from '@worktrack/events';
-import { commitWithEvents } from '../../commit';
 import { invalid } from '../../http/errors';
 import { defineRoute } from '../../http/route';
 import { projectRefusals } from '../projects/assert-project-open';
@@ -30,7 +29,7 @@ export const createTask = defineRoute({
   status: 201,
   response: taskRecordSchema,
   handler: ({ body, tenant, deps }) =>
-    commitWithEvents(deps, tenant, {
+    deps.data(tenant).commitWithEvents({
       oneStatement: async (data) => {
         const now = new Date();
         const task: Omit<Task, 'organizationId' | 'mode'> = {

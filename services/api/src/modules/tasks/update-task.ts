@@ -1,5 +1,4 @@
 import { events, type DomainEvent } from '@worktrack/events';
-import { commitWithEvents } from '../../commit';
 import { defineRoute } from '../../http/route';
 import { previousAttributes } from '../changes';
 import { assertMembers } from '../members/assert-member';
@@ -31,7 +30,7 @@ export const updateTask = defineRoute({
   status: 200,
   response: taskRecordSchema,
   handler: ({ body, tenant, deps, lock }) =>
-    commitWithEvents(deps, tenant, async (tx) => {
+    deps.data(tenant).commitWithEvents(async (tx) => {
       const existing = await lock(tx);
       if (body.assigneeId) await assertMembers(tx, [body.assigneeId], 'assigneeId');
 

@@ -1,4 +1,4 @@
-import { afterCommit } from '../../commit';
+import { afterCommit } from '../../after-commit';
 import { conflict } from '../../http/errors';
 import { defineRoute } from '../../http/route';
 import { deliveryRecordSchema, loadDelivery, toDeliveryRecord, webhookResource } from './webhook-record';

@@ -1,6 +1,6 @@
 import { newId } from '@worktrack/db';
 import { buildDeliveryBody, isEventType, sampleEvents, type EventType } from '@worktrack/events';
-import { afterCommit } from '../../commit';
+import { afterCommit } from '../../after-commit';
 import { defineRoute } from '../../http/route';
 import { deliveryRecordSchema, loadDelivery, toDeliveryRecord, webhookResource } from './webhook-record';
 import { testWebhookBody, webhookParams } from './webhook-schemas';
