@@ -1,4 +1,4 @@
-import { newId, scoped, webhookSecretContext } from '@worktrack/db';
+import { newId, webhookSecretContext } from '@worktrack/db';
 import { defineRoute } from '../../http/route';
 import { newWebhookSchema, toWebhookRecord } from './webhook-record';
 import { assertDeliverableUrl, assertSubscriptionQuota, generateSecret } from './webhook-rules';
@@ -23,18 +23,16 @@ export const createWebhook = defineRoute({
     const secret = body.secret ?? generateSecret();
     const id = newId('webhook');
     const sealed = deps.secrets.seal(secret, webhookSecretContext(id));
-    const webhook = await deps.db.$transaction(async (tx) => {
-      await assertSubscriptionQuota(tx, tenant, tenant.plan);
-      return tx.webhook.create({
-        data: scoped(tenant, {
-          id,
-          url: body.url,
-          events: body.events,
-          description: body.description ?? null,
-          secret: sealed,
-          maxConcurrency: body.maxConcurrency,
-          rateLimit: body.rateLimit,
-        }),
+    const webhook = await deps.data(tenant).transaction(async (tx) => {
+      await assertSubscriptionQuota(tx, tenant.plan);
+      return tx.webhooks.create({
+        id,
+        url: body.url,
+        events: body.events,
+        description: body.description ?? null,
+        secret: sealed,
+        maxConcurrency: body.maxConcurrency,
+        rateLimit: body.rateLimit,
       });
     });
     return { ...toWebhookRecord(webhook), ...(body.secret === undefined && { secret }) };
