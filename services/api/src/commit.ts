@@ -21,7 +21,7 @@ export async function commitWithEvents<T>(
     },
     { timeout: timeoutMs },
   );
-  deps.publisher.publish(eventIds);
+  deps.publisher.publish(scope.organizationId, eventIds);
   return result;
 }
 
@@ -34,6 +34,6 @@ export function createEventPublisher(jobs: JobScheduler, logger: Logger, delayMs
   return new EventPublisher(jobs, {
     delayMs,
     maxBatch: 500,
-    onError: (err, eventIds) => logger.warn({ err, eventIds }, 'event publish deferred to the outbox sweep'),
+    onError: (err, events) => logger.warn({ err, eventIds: events.map((event) => event.id) }, 'event publish deferred to the outbox sweep'),
   });
 }

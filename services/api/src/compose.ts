@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import type { ApiConfig, Logger } from '@worktrack/config';
 import { createDatabase, resealWebhookSecrets, SecretBox, type Db } from '@worktrack/db';
 import { createMetricsRegistry, registerBacklogGauges } from '@worktrack/metrics';
-import { createRedisConnection, JobScheduler } from '@worktrack/queue';
+import { createRedisConnection, JobScheduler, queueLayout } from '@worktrack/queue';
 import { createObjectStore } from '@worktrack/storage';
 import { createApp } from './app';
 import { createEventPublisher } from './commit';
@@ -25,10 +25,10 @@ export interface RunningApi {
 export async function startApi(config: ApiConfig, logger: Logger): Promise<RunningApi> {
   const database = createDatabase(config.databaseUrl);
   const { db } = database;
-  const redis = createRedisConnection(config.redisUrl, 'producer', 'api');
-  const producer = createRedisConnection(config.redisUrl, 'producer', 'api-producer');
-  const subscriber = createRedisConnection(config.redisUrl, 'subscriber', 'api-subscriber');
-  const jobs = new JobScheduler(producer, config.redisPrefix, (err) => logger.warn({ err }, 'queue unavailable'));
+  const redis = createRedisConnection(config.redis, 'producer', 'api');
+  const producer = createRedisConnection(config.redis, 'producer', 'api-producer');
+  const subscriber = createRedisConnection(config.redis, 'subscriber', 'api-subscriber');
+  const jobs = new JobScheduler(producer, queueLayout(config), (err) => logger.warn({ err }, 'queue unavailable'));
   const publisher = createEventPublisher(jobs, logger, config.eventPublishDelayMs);
   const keyCache = new KeyCache<ResolvedKey>(KEY_CACHE_LIFETIME_MS);
   const keyRevocations = new KeyRevocations(keyCache, redis, subscriber, config.redisPrefix, logger);
@@ -43,10 +43,9 @@ export async function startApi(config: ApiConfig, logger: Logger): Promise<Runni
     );
 
   const metrics = createMetricsRegistry();
-  const queues = [jobs.events, jobs.deliveries];
   registerBacklogGauges(metrics, {
     undispatchedEvents: () => db.outboxEvent.count({ where: { dispatchedAt: null } }),
-    queueJobs: async () => Object.fromEntries(await Promise.all(queues.map(async (queue) => [queue.name, await queue.getJobCounts()] as const))),
+    queueJobs: async () => Object.fromEntries(await Promise.all(jobs.queues.map(async (queue) => [queue.name, await queue.getJobCounts()] as const))),
   });
 
   const secrets = new SecretBox(config.secretsKeys);

@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '@worktrack/queue';
 import type { ApiConfig, Logger } from '@worktrack/config';
 import type { Db, SecretBox, SqlPool } from '@worktrack/db';
 import type { EventPublisher, JobScheduler } from '@worktrack/queue';
@@ -15,7 +15,7 @@ export interface AppDeps {
   /** The pool under `db`, for the hot statements of @worktrack/db's `statements/`. */
   sql: SqlPool;
   /** Fail-fast connection for quota counters and idempotency records. */
-  redis: Redis;
+  redis: RedisClient;
   /** Schedules deliveries (fail-fast connection). */
   jobs: JobScheduler;
   /** Publishes committed events in batches (the outbox covers outages). */

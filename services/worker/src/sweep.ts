@@ -20,10 +20,10 @@ export async function sweep(deps: Pick<WorkerDeps, 'db' | 'jobs'>, graceMs: numb
   const events = await db.outboxEvent.findMany({
     where: { dispatchedAt: null, createdAt: { lt: cutoff } },
     orderBy: { createdAt: 'asc' },
-    select: { id: true },
+    select: { id: true, organizationId: true },
     take: BATCH,
   });
-  for (const event of events) await jobs.ensureEventDispatched(event.id);
+  for (const event of events) await jobs.ensureEventDispatched(event);
 
   return { events: events.length, pruned: await pruneEvents(deps.db) };
 }

@@ -50,7 +50,7 @@ export const createTask = defineRoute({
       if (task.assigneeId) await assertMembers(deps.db, tenant.organizationId, [task.assigneeId], 'assigneeId');
       throw new Error(`task ${task.id} was not inserted, yet its project and assignee are valid`);
     }
-    if (awaited) deps.publisher.publish([event.id]);
+    if (awaited) deps.publisher.publish(tenant.organizationId, [event.id]);
     return record;
   },
 });
