@@ -72,7 +72,10 @@ describe('on Redis Sentinel', () => {
       const load = (async () => {
         for (let n = 0; running; n++) {
           const headers: Record<string, string> = n % 2 === 0 ? { 'idempotency-key': randomUUID() } : {};
-          const res = await call(services.api.url, org.liveKey, 'POST', '/v1/tasks', { title: `Load ${n}`, projectId }, headers).catch(() => ({ status: 0, body: null }));
+          const res = await call(services.api.url, org.liveKey, 'POST', '/v1/tasks', { title: `Load ${n}`, projectId }, headers).catch(() => ({
+            status: 0,
+            body: null,
+          }));
           statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
           if (res.status === 201) acknowledged.add(res.body!.id);
           await new Promise((resolve) => setTimeout(resolve, 20));
