@@ -110,7 +110,9 @@ export async function measureCpu({ pg, postgresPort, redisPids, pids }: CpuSubje
     async stop() {
       const node = sum(pids) - start.node;
       const redis = sum(redisPids) - start.redis;
-      const backends = (await Promise.all(pids.map((pid) => backendsOf(pg, pid, postgresPort)))).flat();
+      const backends: number[] = [];
+      // One query at a time: the client is one connection.
+      for (const pid of pids) backends.push(...(await backendsOf(pg, pid, postgresPort)));
       // A backend opened during the window counts whole; one closed during it is lost (pools keep theirs open).
       const postgres = backends.reduce((total, pid) => total + cpuMicros(pid) - (startBackends.get(pid) ?? 0), 0);
       return { nodeUs: node, postgresUs: postgres, redisUs: redis };

@@ -44,6 +44,10 @@ class Processes {
     await until(async () => ((await command(port, 'PING')) === 'PONG' ? true : undefined));
   }
 
+  get pids(): number[] {
+    return [...this.byPort.values()].map((child) => child.pid!);
+  }
+
   kill(port: number): void {
     this.byPort.get(port)?.kill('SIGKILL');
   }
@@ -62,6 +66,24 @@ class Processes {
 }
 
 const serverArgs = (port: number) => ['--port', String(port), '--bind', HOST, '--save', '', '--appendonly', 'no', '--maxmemory-policy', 'noeviction'];
+
+export interface ServerTopology {
+  /** For REDIS_URL. */
+  url: string;
+  /** The server's process (what a benchmark reads the CPU time of). */
+  pids: number[];
+  stop(): Promise<void>;
+}
+
+/** One Redis server on `port`. */
+export async function startServerTopology(port: number): Promise<ServerTopology> {
+  const processes = new Processes();
+  await processes.start(port, 'redis-server', serverArgs(port)).catch(async (err: unknown) => {
+    await processes.stop();
+    throw err;
+  });
+  return { url: `redis://${HOST}:${port}`, pids: processes.pids, stop: () => processes.stop() };
+}
 
 export interface SentinelTopology {
   masterName: string;
@@ -129,6 +151,8 @@ export interface ClusterTopology {
   /** For REDIS_CLUSTER_NODES. */
   nodes: string;
   ports: number[];
+  /** The masters' processes. */
+  pids: number[];
   stop(): Promise<void>;
 }
 
@@ -154,5 +178,5 @@ export async function startClusterTopology(base: number): Promise<ClusterTopolog
     await processes.stop();
     throw err;
   }
-  return { nodes: ports.map((port) => `${HOST}:${port}`).join(','), ports, stop: () => processes.stop() };
+  return { nodes: ports.map((port) => `${HOST}:${port}`).join(','), ports, pids: processes.pids, stop: () => processes.stop() };
 }
