@@ -1,9 +1,10 @@
 import type { Config } from 'jest';
 
-const config: Config = {
+type Project = Exclude<NonNullable<Config['projects']>[number], string>;
+
+/** What both projects share: how TypeScript is run, and a database of its own per test file. */
+const project: Project = {
   testEnvironment: 'node',
-  roots: ['<rootDir>/packages', '<rootDir>/services', '<rootDir>/test'],
-  testMatch: ['**/test/**/*.test.ts'],
   moduleNameMapper: {
     '^(\\.{1,2}/.*)\\.js$': '$1',
     // ESM-only, with only an "import" export condition, which Jest's CommonJS resolver does not try.
@@ -17,9 +18,24 @@ const config: Config = {
       { jsc: { target: 'es2023', parser: { syntax: 'typescript', tsx: true }, transform: { react: { runtime: 'automatic', importSource: 'preact' } } } },
     ],
   },
+  setupFilesAfterEnv: ['<rootDir>/test/database-per-file.ts'],
+};
+
+const config: Config = {
+  projects: [
+    {
+      ...project,
+      displayName: 'suite',
+      roots: ['<rootDir>/packages', '<rootDir>/services', '<rootDir>/test'],
+      testMatch: ['**/test/**/*.test.ts'],
+      testPathIgnorePatterns: ['/node_modules/', '<rootDir>/test/topologies/'],
+    },
+    // The services on Redis Sentinel and Redis Cluster, each file starting its own servers
+    // (test/support/redis-topologies.ts): heavier, so kept apart, and still part of `pnpm test`.
+    { ...project, displayName: 'topologies', roots: ['<rootDir>/test/topologies'], testMatch: ['**/*.test.ts'] },
+  ],
   globalSetup: '<rootDir>/test/global-setup.ts',
   globalTeardown: '<rootDir>/test/global-teardown.ts',
-  setupFilesAfterEnv: ['<rootDir>/test/database-per-file.ts'],
   // Stops a run that includes browser tests at once, with one line, when there is no Chromium.
   testSequencer: '<rootDir>/test/sequencer.ts',
   testTimeout: 30_000,

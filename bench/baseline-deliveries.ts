@@ -2,10 +2,11 @@
 // job carries a delivery body, signs it and POSTs it with undici to the receiver; no database.
 import { createHmac } from 'node:crypto';
 import { Worker } from 'bullmq';
-import IORedis from 'ioredis';
 import { Agent, request } from 'undici';
+import { loadWorkerConfig } from '@worktrack/config';
+import { createRedisConnection } from '../packages/queue/src';
 
-const connection = new IORedis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', { maxRetriesPerRequest: null });
+const connection = createRedisConnection(loadWorkerConfig().redis, 'worker', 'bench-baseline-worker');
 const agent = new Agent({ keepAliveTimeout: 4_000 });
 const queue = process.env.BENCH_QUEUE!;
 const receiver = process.env.BENCH_RECEIVER!;

@@ -4,7 +4,8 @@
 // latency meanwhile.
 import type { Client } from 'pg';
 import { request } from 'undici';
-import { createRedisConnection, JobScheduler } from '../packages/queue/src';
+import { createRedisConnection, JobScheduler, queueLayout } from '../packages/queue/src';
+import type { QueueSettings } from './queue-settings';
 import type { CpuUse } from './proc-cpu';
 import { paced, percentile, startReceiver } from './receiver';
 import { printTable, type Measured } from './table';
@@ -22,8 +23,8 @@ export interface NoisyNeighbourBench {
   /** Events fanned out in each saturated run (each makes 2 deliveries). */
   events: number;
   workerPid: number;
-  redisUrl: string;
-  redisPrefix: string;
+  /** Where the services' queues are: the API's Redis settings. */
+  queues: QueueSettings;
   pg: Client;
   organization(name: string): Promise<BenchOrganization>;
   cpu(pids: number[]): Promise<{ stop(): Promise<CpuUse> }>;
@@ -53,8 +54,8 @@ async function outboxEvents(pg: Client, org: BenchOrganization, projectId: strin
 
 export async function benchNoisyNeighbour(bench: NoisyNeighbourBench): Promise<void> {
   const receiver = await startReceiver();
-  const producer = createRedisConnection(bench.redisUrl, 'worker', 'bench-noisy-producer');
-  const jobs = new JobScheduler(producer, bench.redisPrefix, (err) => console.error(err));
+  const producer = createRedisConnection(bench.queues.redis, 'worker', 'bench-noisy-producer');
+  const jobs = new JobScheduler(producer, queueLayout(bench.queues), (err) => console.error(err));
   const [busy, noisy, quiet] = [await bench.organization('Busy'), await bench.organization('Noisy'), await bench.organization('Quiet')];
   const subscribe = (org: BenchOrganization, url: string, caps = {}) => post(bench.base, org, '/v1/webhooks', { url, events: ['task.created'], ...caps });
   try {
@@ -71,14 +72,14 @@ export async function benchNoisyNeighbour(bench: NoisyNeighbourBench): Promise<v
       await receiver.take();
       const window = await bench.cpu([bench.workerPid]);
       const started = Date.now();
-      await jobs.publishEvents(eventIds);
+      await jobs.publishEvents(eventIds.map((id) => ({ id, organizationId: busy.id })));
       await receiver.waitFor(count);
       const seconds = (Math.max(...(await receiver.take()).map((a) => a.at)) - started) / 1000;
       return { label, count, seconds, cpu: await window.stop() };
     };
 
     const alone = await saturated('alone');
-    await jobs.publishEvents(await outboxEvents(bench.pg, noisy, noisyProject!.id, NOISY_BACKLOG));
+    await jobs.publishEvents((await outboxEvents(bench.pg, noisy, noisyProject!.id, NOISY_BACKLOG)).map((id) => ({ id, organizationId: noisy.id })));
     await waitForInFlight(bench.pg, slow.id, 10);
     const beside = await saturated(`beside a 4 s receiver with ${NOISY_BACKLOG} queued`);
     printTable(

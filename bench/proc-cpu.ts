@@ -87,29 +87,32 @@ export interface CpuUse {
   nodeUs: number;
   /** The time of the Postgres backends serving them. */
   postgresUs: number;
-  /** The Redis server's time (all of it: other clients count too). */
+  /** The Redis servers' time (all of it: other clients count too). */
   redisUs: number;
 }
 
 export interface CpuSubjects {
   pg: Client;
   postgresPort: number;
-  redisPid: number;
+  /** The Redis servers' processes (a cluster's masters). */
+  redisPids: number[];
   /** The Node processes whose work is measured, with their Postgres backends. */
   pids: number[];
 }
 
 /** Starts a measuring window; `stop` gives the CPU time spent in it. */
-export async function measureCpu({ pg, postgresPort, redisPid, pids }: CpuSubjects): Promise<{ stop(): Promise<CpuUse> }> {
+export async function measureCpu({ pg, postgresPort, redisPids, pids }: CpuSubjects): Promise<{ stop(): Promise<CpuUse> }> {
   const sum = (list: number[]) => list.reduce((total, pid) => total + cpuMicros(pid), 0);
   // Every backend's time at the start, so a backend matched only at the end still counts its delta.
   const startBackends = new Map((await postgresBackends(pg)).map(({ pid }) => [pid, cpuMicros(pid)] as const));
-  const start = { node: sum(pids), redis: cpuMicros(redisPid) };
+  const start = { node: sum(pids), redis: sum(redisPids) };
   return {
     async stop() {
       const node = sum(pids) - start.node;
-      const redis = cpuMicros(redisPid) - start.redis;
-      const backends = (await Promise.all(pids.map((pid) => backendsOf(pg, pid, postgresPort)))).flat();
+      const redis = sum(redisPids) - start.redis;
+      const backends: number[] = [];
+      // One query at a time: the client is one connection.
+      for (const pid of pids) backends.push(...(await backendsOf(pg, pid, postgresPort)));
       // A backend opened during the window counts whole; one closed during it is lost (pools keep theirs open).
       const postgres = backends.reduce((total, pid) => total + cpuMicros(pid) - (startBackends.get(pid) ?? 0), 0);
       return { nodeUs: node, postgresUs: postgres, redisUs: redis };

@@ -19,6 +19,7 @@ import { benchHttpPaths } from './http-paths';
 import { listeningPid, measureCpu } from './proc-cpu';
 import { benchNoisyNeighbour } from './noisy-neighbour';
 import { benchWebhooks } from './webhook-paths';
+import { redisServerPorts } from './queue-settings';
 import { runToExit } from './run-to-exit';
 
 const base = process.env.BENCH_URL ?? 'http://127.0.0.1:3000';
@@ -48,8 +49,8 @@ async function main() {
   const worker = loadWorkerConfig();
   const pg = new Client({ connectionString: api.databaseUrl });
   await pg.connect();
-  const redisPid = listeningPid(Number(new URL(api.redisUrl).port || 6379));
-  const cpu = (pids: number[]) => measureCpu({ pg, pids, postgresPort: Number(new URL(api.databaseUrl).port || 5432), redisPid });
+  const redisPids = redisServerPorts(api.redis).map(listeningPid);
+  const cpu = (pids: number[]) => measureCpu({ pg, pids, postgresPort: Number(new URL(api.databaseUrl).port || 5432), redisPids });
   const apiPid = listeningPid(Number(new URL(base).port));
   const workerPid = listeningPid(worker.healthPort);
 
@@ -83,8 +84,7 @@ async function main() {
       events,
       apiPid,
       workerPid,
-      redisUrl: api.redisUrl,
-      redisPrefix: api.redisPrefix,
+      queues: api,
       pg,
       organization: { id: hooks.id, userId: hooks.userId },
       cpu,
@@ -98,8 +98,7 @@ async function main() {
       seconds,
       events,
       workerPid,
-      redisUrl: api.redisUrl,
-      redisPrefix: api.redisPrefix,
+      queues: api,
       pg,
       organization: (name) => organization(api.databaseUrl, name),
       cpu,

@@ -1,11 +1,11 @@
 // Webhook deliveries: worktrack's worker (fan-out to 2 subscriptions, fair claim, sign, POST, record)
 // against a bare BullMQ job loop that signs and POSTs the same body with undici, same receiver.
 import { Queue } from 'bullmq';
-import IORedis from 'ioredis';
 import type { Client } from 'pg';
 import { request } from 'undici';
 import { newId } from '@worktrack/db';
-import { createRedisConnection, JobScheduler } from '../packages/queue/src';
+import { createRedisConnection, JobScheduler, queueLayout } from '../packages/queue/src';
+import type { QueueSettings } from './queue-settings';
 import { startChild } from './children';
 import { measureCpuBusy, type CpuUse } from './proc-cpu';
 import { paced, percentile, startReceiver, type Arrival, type Receiver } from './receiver';
@@ -21,8 +21,8 @@ export interface WebhookBench {
   events: number;
   apiPid: number;
   workerPid: number;
-  redisUrl: string;
-  redisPrefix: string;
+  /** Where the services' queues are: the API's Redis settings. */
+  queues: QueueSettings;
   pg: Client;
   organization: { id: string; userId: string };
   cpu(pids: number[]): Promise<{ stop(): Promise<CpuUse> }>;
@@ -32,7 +32,8 @@ export interface WebhookBench {
 
 const SUBSCRIPTIONS = 2;
 const SECRET = 'bench-secret-value';
-const BASELINE_QUEUE = 'bench-baseline-deliveries';
+/** Hash-tagged, so that it is one slot on a Redis Cluster too. */
+const BASELINE_QUEUE = '{bench-baseline-deliveries}';
 const CHUNK = 1_000;
 const CONNECTIONS = 50;
 
@@ -100,9 +101,9 @@ async function splitAtFanOut(pg: Client, arrivals: Arrival[]): Promise<string> {
 
 export async function benchWebhooks(bench: WebhookBench): Promise<void> {
   const receiver = await startReceiver();
-  const producer = createRedisConnection(bench.redisUrl, 'worker', 'bench-producer');
-  const jobs = new JobScheduler(producer, bench.redisPrefix, (err) => console.error(err));
-  const baselineConnection = new IORedis(bench.redisUrl, { maxRetriesPerRequest: null });
+  const producer = createRedisConnection(bench.queues.redis, 'worker', 'bench-producer');
+  const jobs = new JobScheduler(producer, queueLayout(bench.queues), (err) => console.error(err));
+  const baselineConnection = createRedisConnection(bench.queues.redis, 'worker', 'bench-baseline');
   const baselineQueue = new Queue(BASELINE_QUEUE, { connection: baselineConnection, prefix: 'bench' });
   const baseline = await startChild('baseline-deliveries.ts', {
     BENCH_QUEUE: BASELINE_QUEUE,
@@ -142,7 +143,9 @@ export async function benchWebhooks(bench: WebhookBench): Promise<void> {
        SELECT id, $1, 'live', 'task.created', $2::jsonb, now() FROM unnest($3::text[]) AS id`,
       [bench.organization.id, JSON.stringify(taskRecord(project.id, bench.organization.userId)), eventIds],
     );
-    const worktrack = await drain(receiver, 'worktrack', deliveries, [bench.workerPid], bench, () => inChunks(eventIds, (ids) => jobs.publishEvents(ids)));
+    const worktrack = await drain(receiver, 'worktrack', deliveries, [bench.workerPid], bench, () =>
+      inChunks(eventIds, (ids) => jobs.publishEvents(ids.map((id) => ({ id, organizationId: bench.organization.id })))),
+    );
     printTable(`Webhook deliveries (${bench.events.toLocaleString('en-US')} events x ${SUBSCRIPTIONS} subscriptions, saturated)`, 'delivery', worktrack, bare, [
       'worktrack: outbox events published as the API does, then the worker: fan-out, fair claim, sign, POST, record. Baseline: jobs added with addBulk, each signing and POSTing its body.',
     ]);

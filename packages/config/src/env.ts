@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import Joi from 'joi';
 import type { LogFormat } from './logger';
+import { redisEnv, redisSettings, type RedisSettings } from './redis-settings';
 
 /** Reads `.env` from the working directory, if present, without overriding real environment variables. */
 export function loadDotEnv(file = '.env'): void {
@@ -53,21 +54,14 @@ export const commonEnv = {
   DATABASE_URL: Joi.string()
     .uri({ scheme: ['postgresql', 'postgres'] })
     .default('postgresql://postgres:postgres@127.0.0.1:5432/worktrack'),
-  REDIS_URL: Joi.string()
-    .uri({ scheme: ['redis', 'rediss'] })
-    .default('redis://127.0.0.1:6379'),
-  REDIS_PREFIX: Joi.string()
-    .pattern(/^[\w.-]+$/)
-    .default('worktrack'),
+  ...redisEnv,
   LOG_LEVEL: Joi.string().valid('fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent').default('info'),
   LOG_FORMAT: Joi.string().valid('json', 'pretty').default('json'),
   WEBHOOK_ALLOWED_HOSTS: csv,
 };
 
-export interface CommonSettings {
+export interface CommonSettings extends RedisSettings {
   databaseUrl: string;
-  redisUrl: string;
-  redisPrefix: string;
   logLevel: string;
   logFormat: LogFormat;
   webhookAllowedHosts: string[];
@@ -88,8 +82,7 @@ export const DERIVED_SECRETS_KEY_WARNING =
 export function commonSettings(e: Record<string, any>): CommonSettings {
   return {
     databaseUrl: e.DATABASE_URL,
-    redisUrl: e.REDIS_URL,
-    redisPrefix: e.REDIS_PREFIX,
+    ...redisSettings(e),
     logLevel: e.LOG_LEVEL,
     logFormat: e.LOG_FORMAT,
     webhookAllowedHosts: splitList(e.WEBHOOK_ALLOWED_HOSTS),

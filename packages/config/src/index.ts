@@ -5,3 +5,4 @@ export { createLogger, type LogFormat, type Logger } from './logger';
 export { onParentExit, onShutdown, SHUTDOWN_DEADLINE_MS } from './shutdown';
 export { unreadyDependencies } from './readiness';
 export { describeStartupError } from './startup-errors';
+export type { RedisNode, RedisTarget } from './redis-settings';

@@ -1,10 +1,12 @@
+import type { PublishedEvent } from './job-scheduler';
+
 export interface EventPublisherOptions {
   /** How long ids are gathered after the first before they are added together. */
   delayMs: number;
   /** A batch this large is added at once. */
   maxBatch: number;
   /** A batch that could not be added; the outbox sweep publishes its events later. */
-  onError: (err: unknown, eventIds: string[]) => void;
+  onError: (err: unknown, events: PublishedEvent[]) => void;
 }
 
 /**
@@ -14,17 +16,18 @@ export interface EventPublisherOptions {
  * undispatched in the outbox until the worker's sweep publishes it.
  */
 export class EventPublisher {
-  private pending: string[] = [];
+  private pending: PublishedEvent[] = [];
   private timer: NodeJS.Timeout | undefined;
 
   constructor(
-    private readonly scheduler: { publishEvents(eventIds: string[]): Promise<void> },
+    private readonly scheduler: { publishEvents(events: PublishedEvent[]): Promise<void> },
     private readonly options: EventPublisherOptions,
   ) {}
 
-  publish(eventIds: string[]): void {
+  /** An organization's committed events (their organization picks their queue shard). */
+  publish(organizationId: string, eventIds: string[]): void {
     if (eventIds.length === 0) return;
-    this.pending.push(...eventIds);
+    for (const id of eventIds) this.pending.push({ id, organizationId });
     if (this.pending.length >= this.options.maxBatch) this.flush();
     else this.timer ??= setTimeout(() => this.flush(), this.options.delayMs);
   }

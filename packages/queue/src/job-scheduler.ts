@@ -1,51 +1,80 @@
 import { Queue, type Job, type JobsOptions } from 'bullmq';
-import type { Redis } from 'ioredis';
 import { jobs, MAX_EVENTS_PER_JOB, validatePayload, type DispatchEventPayload } from './catalog';
+import type { RedisClient } from './connection';
+import { shardOf, type QueueLayout } from './queue-layout';
+
+/** A committed event, with the organization whose events queue shard it goes to. */
+export interface PublishedEvent {
+  id: string;
+  organizationId: string;
+}
 
 /**
  * Adds the catalog's jobs under their deterministic ids. Adding an id that is waiting, delayed or
  * active is a no-op, so republishing never doubles work; `ensure*` also replaces a finished job of
  * the same id, which is how the sweep and a re-enabled subscription revive a stuck item.
+ * Events go to their organization's shard of the events queue, delivery jobs (which only wake a
+ * claim) to their delivery's shard; a shard is the same in every process, so a republish meets the
+ * job it repeats.
  */
 export class JobScheduler {
-  readonly events: Queue;
-  readonly deliveries: Queue;
+  readonly events: Queue[];
+  readonly deliveries: Queue[];
 
-  constructor(connection: Redis, prefix: string, onError: (err: Error) => void) {
-    this.events = new Queue(jobs.dispatchEvent.queue, { connection, prefix });
-    this.deliveries = new Queue(jobs.deliverWebhook.queue, { connection, prefix });
-    this.events.on('error', onError);
-    this.deliveries.on('error', onError);
+  constructor(connection: RedisClient, layout: QueueLayout, onError: (err: Error) => void) {
+    const open = (name: string) => new Queue(name, { connection, prefix: layout.prefix }).on('error', onError);
+    this.events = layout.events.map(open);
+    this.deliveries = layout.deliveries.map(open);
   }
 
-  async publishEvents(eventIds: string[]): Promise<void> {
-    if (eventIds.length === 0) return;
-    const batches = [];
-    for (let i = 0; i < eventIds.length; i += MAX_EVENTS_PER_JOB) batches.push(this.dispatchJob({ eventIds: eventIds.slice(i, i + MAX_EVENTS_PER_JOB) }));
-    await this.events.addBulk(batches);
+  /** Every queue of every kind (metrics, the queue dashboard). */
+  get queues(): Queue[] {
+    return [...this.events, ...this.deliveries];
+  }
+
+  eventsQueueOf(organizationId: string): Queue {
+    return this.events[shardOf(organizationId, this.events.length)]!;
+  }
+
+  deliveriesQueueOf(deliveryId: string): Queue {
+    return this.deliveries[shardOf(deliveryId, this.deliveries.length)]!;
+  }
+
+  async publishEvents(events: PublishedEvent[]): Promise<void> {
+    const byShard = groupBy(events, (event) => this.eventsQueueOf(event.organizationId));
+    await Promise.all(
+      [...byShard].map(([queue, shardEvents]) => {
+        const batches = [];
+        for (let i = 0; i < shardEvents.length; i += MAX_EVENTS_PER_JOB)
+          batches.push(this.dispatchJob({ eventIds: shardEvents.slice(i, i + MAX_EVENTS_PER_JOB).map((event) => event.id) }));
+        return queue.addBulk(batches);
+      }),
+    );
   }
 
   async scheduleDeliveries(items: { deliveryId: string; attempt: number; delayMs?: number }[]): Promise<void> {
-    if (items.length === 0) return;
-    await this.deliveries.addBulk(items.map((item) => this.deliveryJob(item)));
+    const byShard = groupBy(items, (item) => this.deliveriesQueueOf(item.deliveryId));
+    await Promise.all([...byShard].map(([queue, shardItems]) => queue.addBulk(shardItems.map((item) => this.deliveryJob(item)))));
   }
 
-  async ensureEventDispatched(eventId: string): Promise<void> {
-    const job = this.dispatchJob({ eventIds: [eventId] });
-    await replaceFinished(this.events, job.opts.jobId);
-    await this.events.add(job.name, job.data, job.opts);
+  async ensureEventDispatched(event: PublishedEvent): Promise<void> {
+    const queue = this.eventsQueueOf(event.organizationId);
+    const job = this.dispatchJob({ eventIds: [event.id] });
+    await replaceFinished(queue, job.opts.jobId);
+    await queue.add(job.name, job.data, job.opts);
   }
 
   /** `now` also brings forward a job that is waiting for its retry delay (redelivery, re-enable). */
   async ensureDeliveryScheduled(deliveryId: string, attempt: number, { now = false } = {}): Promise<void> {
+    const queue = this.deliveriesQueueOf(deliveryId);
     const job = this.deliveryJob({ deliveryId, attempt });
-    const existing = await replaceFinished(this.deliveries, job.opts.jobId);
+    const existing = await replaceFinished(queue, job.opts.jobId);
     if (now && existing?.state === 'delayed') await existing.job.promote();
-    else await this.deliveries.add(job.name, job.data, job.opts);
+    else await queue.add(job.name, job.data, job.opts);
   }
 
   async close(): Promise<void> {
-    await Promise.all([this.events.close(), this.deliveries.close()]);
+    await Promise.all(this.queues.map((queue) => queue.close()));
   }
 
   private dispatchJob(payload: DispatchEventPayload) {
@@ -58,6 +87,17 @@ export class JobScheduler {
     const opts: JobsOptions & { jobId: string } = { ...jobs.deliverWebhook.options, jobId: jobs.deliverWebhook.jobId(data), delay: delayMs };
     return { name: jobs.deliverWebhook.name, data, opts };
   }
+}
+
+function groupBy<T, K>(items: T[], keyOf: (item: T) => K): Map<K, T[]> {
+  const groups = new Map<K, T[]>();
+  for (const item of items) {
+    const key = keyOf(item);
+    const group = groups.get(key);
+    if (group) group.push(item);
+    else groups.set(key, [item]);
+  }
+  return groups;
 }
 
 /** Removes a completed or failed job of that id so it can be added again; returns what it found. */

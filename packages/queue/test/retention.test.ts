@@ -1,16 +1,18 @@
 import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
 import { Worker } from 'bullmq';
-import { createRedisConnection, JobScheduler, jobs, RETENTION } from '../src/index';
+import type { RedisTarget } from '@worktrack/config';
+import { createRedisConnection, JobScheduler, jobs, queueLayout, RETENTION } from '../src/index';
 
-const redisUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+const redis: RedisTarget = { topology: 'server', url: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379' };
 const prefix = `wt-test-${randomUUID().slice(0, 8)}`;
-const producer = createRedisConnection(redisUrl, 'worker', 'test-retention-producer');
-const consumer = createRedisConnection(redisUrl, 'worker', 'test-retention-consumer');
-const scheduler = new JobScheduler(producer, prefix, () => undefined);
+const producer = createRedisConnection(redis, 'worker', 'test-retention-producer');
+const consumer = createRedisConnection(redis, 'worker', 'test-retention-consumer');
+const scheduler = new JobScheduler(producer, queueLayout({ redis, redisPrefix: prefix, queueShards: 1 }), () => undefined);
+const deliveries = scheduler.deliveries[0]!;
 
 afterAll(async () => {
-  await scheduler.deliveries.obliterate({ force: true });
+  await deliveries.obliterate({ force: true });
   await scheduler.close();
   producer.disconnect();
   consumer.disconnect();
@@ -41,7 +43,7 @@ describe('job retention', () => {
     } finally {
       await worker.close();
     }
-    expect(await scheduler.deliveries.getCompletedCount()).toBe(RETENTION.completed);
-    expect(await scheduler.deliveries.getJob(`dlv_${total - 1}-1`)).toBeDefined();
+    expect(await deliveries.getCompletedCount()).toBe(RETENTION.completed);
+    expect(await deliveries.getJob(`dlv_${total - 1}-1`)).toBeDefined();
   }, 15_000);
 });

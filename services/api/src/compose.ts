@@ -4,7 +4,7 @@ import type { ApiConfig, Logger } from '@worktrack/config';
 import type { Express } from 'express';
 import { createDatabase, resealWebhookSecrets, SecretBox, tenantData, unscopedData, type Database, type Db } from '@worktrack/db';
 import { createMetricsRegistry, registerBacklogGauges } from '@worktrack/metrics';
-import { createRedisConnection, EventPublisher, JobScheduler } from '@worktrack/queue';
+import { createRedisConnection, EventPublisher, JobScheduler, queueLayout } from '@worktrack/queue';
 import { createObjectStore } from '@worktrack/storage';
 import { createApp } from './app';
 import type { AppDeps } from './deps';
@@ -41,10 +41,10 @@ export function composeApi(
   }: { poolSize?: number; keyCacheLifetimeMs?: number; draining?: () => boolean } = {},
 ): ComposedApi {
   const database = createDatabase(config.databaseUrl, { poolSize });
-  const redis = createRedisConnection(config.redisUrl, 'producer', 'api');
-  const producer = createRedisConnection(config.redisUrl, 'producer', 'api-producer');
-  const subscriber = createRedisConnection(config.redisUrl, 'subscriber', 'api-subscriber');
-  const jobs = new JobScheduler(producer, config.redisPrefix, (err) => logger.warn({ err }, 'queue unavailable'));
+  const redis = createRedisConnection(config.redis, 'producer', 'api');
+  const producer = createRedisConnection(config.redis, 'producer', 'api-producer');
+  const subscriber = createRedisConnection(config.redis, 'subscriber', 'api-subscriber');
+  const jobs = new JobScheduler(producer, queueLayout(config), (err) => logger.warn({ err }, 'queue unavailable'));
   const publisher = createEventPublisher(jobs, logger, config.eventPublishDelayMs);
   const keyCache = new KeyCache<ResolvedKey>(keyCacheLifetimeMs);
   const keyRevocations = new KeyRevocations(keyCache, redis, subscriber, config.redisPrefix, logger);
@@ -52,15 +52,14 @@ export function composeApi(
   const unscoped = unscopedData(database);
 
   const metrics = createMetricsRegistry();
-  const queues = [jobs.events, jobs.deliveries];
   registerBacklogGauges(metrics, {
     undispatchedEvents: unscoped.countUndispatchedEvents,
-    queueJobs: async () => Object.fromEntries(await Promise.all(queues.map(async (queue) => [queue.name, await queue.getJobCounts()] as const))),
+    queueJobs: async () => Object.fromEntries(await Promise.all(jobs.queues.map(async (queue) => [queue.name, await queue.getJobCounts()] as const))),
   });
 
   const deps: AppDeps = {
     config,
-    data: (scope) => tenantData(database, scope, { onCommitted: (eventIds) => publisher.publish(eventIds) }),
+    data: (scope) => tenantData(database, scope, { onCommitted: (eventIds) => publisher.publish(scope.organizationId, eventIds) }),
     unscoped,
     redis,
     jobs,
@@ -149,6 +148,6 @@ function createEventPublisher(jobs: JobScheduler, logger: Logger, delayMs: numbe
   return new EventPublisher(jobs, {
     delayMs,
     maxBatch: 500,
-    onError: (err, eventIds) => logger.warn({ err, eventIds }, 'event publish deferred to the outbox sweep'),
+    onError: (err, events) => logger.warn({ err, eventIds: events.map((event) => event.id) }, 'event publish deferred to the outbox sweep'),
   });
 }

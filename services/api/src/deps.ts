@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '@worktrack/queue';
 import type { ApiConfig, Logger } from '@worktrack/config';
 import type { Scope, SecretBox, TenantData, UnscopedData } from '@worktrack/db';
 import type { EventPublisher, JobScheduler } from '@worktrack/queue';
@@ -16,7 +16,7 @@ export interface AppDeps {
   /** Every tenant's data at once: finding the tenant a credential names, health checks. Not for handlers of tenant data. */
   unscoped: UnscopedData;
   /** Fail-fast connection for quota counters and idempotency records. */
-  redis: Redis;
+  redis: RedisClient;
   /** Schedules deliveries (fail-fast connection). */
   jobs: JobScheduler;
   /** Publishes committed events in batches (the outbox covers outages). */

@@ -110,7 +110,7 @@ describe('the outbox', () => {
     expect(byType['project.created']!.dispatchedAt).not.toBeNull();
     expect(byType['project.updated']!.dispatchedAt).not.toBeNull();
     expect(byType['task.created']!.dispatchedAt).toBeNull();
-    const published = async (id: string) => (await h.deps.jobs.events.getJob(id)) !== undefined;
+    const published = async (id: string) => (await h.deps.jobs.eventsQueueOf(org.organization.id).getJob(id)) !== undefined;
     // The publisher adds within milliseconds of the commit: wait until the awaited event is there.
     await waitFor(async () => ((await published(byType['task.created']!.id)) ? true : undefined));
     expect(await published(byType['project.created']!.id)).toBe(false);

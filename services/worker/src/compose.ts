@@ -2,7 +2,7 @@ import type { AddressInfo } from 'node:net';
 import type { Logger, WorkerConfig } from '@worktrack/config';
 import { createDatabase, SecretBox, unscopedData } from '@worktrack/db';
 import { createMetricsRegistry, registerBacklogGauges } from '@worktrack/metrics';
-import { createRedisConnection, JobScheduler } from '@worktrack/queue';
+import { createRedisConnection, JobScheduler, queueLayout } from '@worktrack/queue';
 import { WebhookDeliverer } from '@worktrack/webhooks';
 import { DeliveryMetrics } from './delivery-metrics';
 import { RESPONSE_BODY_BYTES } from './handlers/attempt-response';
@@ -30,13 +30,14 @@ export interface RunningWorker {
 export async function startWorker(config: WorkerConfig, logger: Logger): Promise<RunningWorker> {
   const database = createDatabase(config.databaseUrl, { poolSize: Math.min(20, config.concurrency) });
   const data = unscopedData(database);
-  const connection = createRedisConnection(config.redisUrl, 'worker', 'worker');
-  const producer = createRedisConnection(config.redisUrl, 'worker', 'worker-producer');
-  const jobs = new JobScheduler(producer, config.redisPrefix, (err) => logger.warn({ err }, 'queue unavailable'));
+  const connection = createRedisConnection(config.redis, 'worker', 'worker');
+  const producer = createRedisConnection(config.redis, 'worker', 'worker-producer');
+  const layout = queueLayout(config);
+  const jobs = new JobScheduler(producer, layout, (err) => logger.warn({ err }, 'queue unavailable'));
   const deliverer = new WebhookDeliverer({ timeoutMs: config.timeoutMs, allowedHosts: config.webhookAllowedHosts, maxResponseBytes: RESPONSE_BODY_BYTES });
 
   const metrics = createMetricsRegistry();
-  const queues = [jobs.events, jobs.deliveries];
+  const { queues } = jobs;
   registerBacklogGauges(metrics, {
     undispatchedEvents: data.countUndispatchedEvents,
     queueJobs: async () => Object.fromEntries(await Promise.all(queues.map(async (queue) => [queue.name, await queue.getJobCounts()] as const))),
@@ -46,7 +47,7 @@ export async function startWorker(config: WorkerConfig, logger: Logger): Promise
     { data, sql: database.pool, jobs, deliverer, logger, metrics: new DeliveryMetrics(metrics), secrets: new SecretBox(config.secretsKeys) },
     {
       connection,
-      prefix: config.redisPrefix,
+      layout,
       concurrency: config.concurrency,
       policy: { retryDelaysMs: config.retryDelaysMs, claimMs: config.timeoutMs + CLAIM_MARGIN_MS },
       claimPollMs: CLAIM_POLL_MS,

@@ -7,14 +7,14 @@ import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
 import { ExpressAdapter } from '@bull-board/express';
 import type { Queue } from 'bullmq';
 import express, { type RequestHandler } from 'express';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '@worktrack/queue';
 import { unreadyDependencies } from '@worktrack/config';
 import type { UnscopedData } from '@worktrack/db';
 import type { Registry } from '@worktrack/metrics';
 
 export interface HealthServerDeps {
   data: UnscopedData;
-  redis: Redis;
+  redis: RedisClient;
   metrics: Registry;
   queues: Queue[];
   /** True once SIGTERM arrived: /readyz answers 503 so that nothing new is routed here. */

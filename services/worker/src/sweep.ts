@@ -15,6 +15,6 @@ const PRUNE_BATCHES = 10;
 export async function sweep(deps: Pick<WorkerDeps, 'data' | 'jobs'>, graceMs: number): Promise<{ events: number; pruned: number }> {
   const { data, jobs } = deps;
   const events = await data.overdueEvents(new Date(Date.now() - graceMs), BATCH);
-  for (const id of events) await jobs.ensureEventDispatched(id);
+  for (const event of events) await jobs.ensureEventDispatched(event);
   return { events: events.length, pruned: await data.pruneDispatchedEvents(retainedSince(), PRUNE_BATCHES) };
 }

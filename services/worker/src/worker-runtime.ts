@@ -1,6 +1,5 @@
 import { Worker } from 'bullmq';
-import type { Redis } from 'ioredis';
-import { jobs as catalog, validatePayload } from '@worktrack/queue';
+import { jobs as catalog, validatePayload, type QueueLayout, type RedisClient } from '@worktrack/queue';
 import { DeliveryScheduler } from './delivery-scheduler';
 import type { DeliveryPolicy, WorkerDeps } from './deps';
 import { deliveryHandler } from './handlers/deliver-webhook';
@@ -8,8 +7,9 @@ import { dispatchHandler } from './handlers/dispatch-event';
 import { sweep } from './sweep';
 
 export interface WorkerRuntimeOptions {
-  connection: Redis;
-  prefix: string;
+  connection: RedisClient;
+  /** Every shard of both kinds is consumed. */
+  layout: QueueLayout;
   concurrency: number;
   policy: DeliveryPolicy;
   /** How often a worker with free slots claims due deliveries unprompted. */
@@ -33,7 +33,7 @@ export interface WorkerRuntime {
 export function startWorkerRuntime(deps: WorkerDeps, options: WorkerRuntimeOptions): WorkerRuntime {
   const common = {
     connection: options.connection,
-    prefix: options.prefix,
+    prefix: options.layout.prefix,
     lockDuration: options.lockDurationMs,
     // A job is given back at the first check after its lock lapsed, having been marked at the check before.
     stalledInterval: options.lockDurationMs / 2,
@@ -44,19 +44,25 @@ export function startWorkerRuntime(deps: WorkerDeps, options: WorkerRuntimeOptio
     pollMs: options.claimPollMs,
   });
   const dispatchEvent = dispatchHandler(deps, () => scheduler.wake());
-  const events = new Worker(catalog.dispatchEvent.queue, async (job) => dispatchEvent(validatePayload(catalog.dispatchEvent.schema, job.data)), {
-    ...common,
-    concurrency: options.concurrency,
-  });
-  const deliveries = new Worker(
-    catalog.deliverWebhook.queue,
-    async (job) => {
-      validatePayload(catalog.deliverWebhook.schema, job.data);
-      scheduler.wake();
-    },
-    { ...common, concurrency: options.concurrency },
+  // The process's concurrency shared by the shards it consumes.
+  const { events: eventShards, deliveries: deliveryShards } = options.layout;
+  const perShard = (shards: string[]) => ({ ...common, concurrency: Math.ceil(options.concurrency / shards.length) });
+  const events = eventShards.map(
+    (name) => new Worker(name, async (job) => dispatchEvent(validatePayload(catalog.dispatchEvent.schema, job.data)), perShard(eventShards)),
   );
-  for (const worker of [events, deliveries]) {
+  const deliveries = deliveryShards.map(
+    (name) =>
+      new Worker(
+        name,
+        async (job) => {
+          validatePayload(catalog.deliverWebhook.schema, job.data);
+          scheduler.wake();
+        },
+        perShard(deliveryShards),
+      ),
+  );
+  const workers = [...events, ...deliveries];
+  for (const worker of workers) {
     worker.on('error', (err) => deps.logger.error({ err }, 'queue worker error'));
     worker.on('failed', (job, err) => deps.logger.warn({ err, jobId: job?.id }, 'job failed'));
   }
@@ -69,7 +75,7 @@ export function startWorkerRuntime(deps: WorkerDeps, options: WorkerRuntimeOptio
   return {
     async close() {
       clearInterval(timer);
-      await Promise.all([events.close(), deliveries.close(), sweeping]);
+      await Promise.all([...workers.map((worker) => worker.close()), sweeping]);
       await scheduler.close();
     },
   };

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { createLogger } from '@worktrack/config';
 import { claimDueDeliveries, newId, webhookSecretContext, type ClaimedDelivery } from '@worktrack/db';
 import { createMetricsRegistry } from '@worktrack/metrics';
-import { createRedisConnection, JobScheduler } from '@worktrack/queue';
+import { createRedisConnection, JobScheduler, queueLayout } from '@worktrack/queue';
 import { verifyBodySignature, WebhookDeliverer } from '@worktrack/webhooks';
 import { as, createHarness, createOrg, waitFor, type Harness } from '../../api/test/support/harness';
 import type { WorkerDeps } from '../src/deps';
@@ -27,11 +27,11 @@ const HOUR_MS = 3_600_000;
 
 beforeAll(() => {
   h = createHarness({ WEBHOOK_ALLOWED_HOSTS: '127.0.0.1', REDIS_PREFIX: `wt-test-${randomUUID().slice(0, 8)}` });
-  producer = createRedisConnection(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', 'worker', 'test-handlers');
+  producer = createRedisConnection(h.deps.config.redis, 'worker', 'test-handlers');
   deps = {
     data: h.deps.unscoped,
     sql: h.pool,
-    jobs: new JobScheduler(producer, h.deps.config.redisPrefix, () => undefined),
+    jobs: new JobScheduler(producer, queueLayout(h.deps.config), () => undefined),
     deliverer: new WebhookDeliverer({ timeoutMs: 2_000, allowedHosts: ['127.0.0.1'] }),
     logger: createLogger('silent', 'test'),
     metrics: new DeliveryMetrics(createMetricsRegistry()),
@@ -93,7 +93,7 @@ async function claimedDelivery(url: string) {
 
 const deliveryOf = (id: string) => h.db.delivery.findUniqueOrThrow({ where: { id }, include: { attempts: { orderBy: { attemptNumber: 'asc' } } } });
 const webhookOf = (id: string) => h.db.webhook.findUniqueOrThrow({ where: { id } });
-const retryJob = (deliveryId: string, attempt: number) => deps.jobs.deliveries.getJob(`${deliveryId}-${attempt}`);
+const retryJob = (deliveryId: string, attempt: number) => deps.jobs.deliveriesQueueOf(deliveryId).getJob(`${deliveryId}-${attempt}`);
 
 describe('dispatch-event', () => {
   it('fans an event out once, however often it is dispatched, by one worker or two', async () => {
@@ -511,6 +511,6 @@ describe('the sweep', () => {
     const left = await h.db.outboxEvent.findMany({ where: { id: { in: [expired.id, kept.id, waiting.id] } }, select: { id: true } });
     expect(left.map((e) => e.id).sort()).toEqual([kept.id, waiting.id].sort());
     expect(await h.db.delivery.findUnique({ where: { id: delivery.id } })).not.toBeNull();
-    expect(await deps.jobs.events.getJob(waiting.id)).toBeDefined();
+    expect(await deps.jobs.eventsQueueOf(waiting.organizationId).getJob(waiting.id)).toBeDefined();
   });
 });

@@ -26,10 +26,13 @@ function crossTenant(conn: Conn) {
     /** How many events wait for their fan-out (a backlog gauge). */
     countUndispatchedEvents: () => conn.outboxEvent.count({ where: { dispatchedAt: null } }),
     /** Events still undispatched, created before `before`, oldest first: the sweep publishes them again. */
-    overdueEvents: async (before: Date, take: number) =>
-      (
-        await conn.outboxEvent.findMany({ where: { dispatchedAt: null, createdAt: { lt: before } }, orderBy: { createdAt: 'asc' }, select: { id: true }, take })
-      ).map((event) => event.id),
+    overdueEvents: (before: Date, take: number) =>
+      conn.outboxEvent.findMany({
+        where: { dispatchedAt: null, createdAt: { lt: before } },
+        orderBy: { createdAt: 'asc' },
+        select: { id: true, organizationId: true },
+        take,
+      }),
     /**
      * Deletes up to `batches` x 5,000 events dispatched before `before` (so created before it too:
      * the dispatchedAt index finds them), a bounded statement at a time. How many.

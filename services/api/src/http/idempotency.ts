@@ -1,5 +1,5 @@
 import { createCipheriv, createDecipheriv, createHash, createHmac, hkdfSync, randomBytes } from 'node:crypto';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '@worktrack/queue';
 import { ApiError, errorBody, invalid, toApiError } from './errors';
 
 const TTL_SECONDS = 24 * 3600;
@@ -56,7 +56,7 @@ function unseal(key: Buffer, sealed: string): Outcome {
  */
 export class IdempotencyStore {
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     private readonly prefix: string,
   ) {}
 

@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '@worktrack/queue';
 import type { Logger } from '@worktrack/config';
 import type { CachedKey, KeyCache } from './key-cache';
 
@@ -15,8 +15,8 @@ export class KeyRevocations {
 
   constructor(
     private readonly cache: KeyCache<CachedKey>,
-    private readonly publisher: Redis,
-    subscriber: Redis,
+    private readonly publisher: RedisClient,
+    subscriber: RedisClient,
     prefix: string,
     private readonly logger: Logger,
   ) {

@@ -1,6 +1,6 @@
 import type { RequestHandler } from 'express';
 import { rateLimit, type IncrementResponse, type Store } from 'express-rate-limit';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '@worktrack/queue';
 import type { Logger } from '@worktrack/config';
 import type { Plan } from '@worktrack/db';
 import { ApiError } from './errors';
@@ -34,7 +34,7 @@ class UtcDayRedisStore implements Store {
   readonly localKeys = false;
 
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     readonly prefix: string,
   ) {}
 
@@ -65,10 +65,10 @@ class UtcDayRedisStore implements Store {
 }
 
 /** The one place the quota counters live: the limiter counts into it, the dashboard reads it. */
-export const quotaStore = (redis: Redis, prefix: string) => new UtcDayRedisStore(redis, `${prefix}:quota`);
+export const quotaStore = (redis: RedisClient, prefix: string) => new UtcDayRedisStore(redis, `${prefix}:quota`);
 
 /** Counts every authenticated request per organization; live and test keys share the quota. */
-export function dailyQuotaLimiter(redis: Redis, prefix: string, logger: Logger): RequestHandler {
+export function dailyQuotaLimiter(redis: RedisClient, prefix: string, logger: Logger): RequestHandler {
   return rateLimit({
     windowMs: 24 * 3600 * 1000,
     limit: (req) => dailyQuota(requireTenant(req)),

@@ -1,0 +1,121 @@
+import { randomUUID } from 'node:crypto';
+import { createDatabase, type Database } from '@worktrack/db';
+import { createOrg, waitFor, type TestOrg } from '../../services/api/test/support/harness';
+import { startReceiver } from '../../services/worker/test/support/receiver';
+import { startSentinelTopology, type SentinelTopology } from '../support/redis-topologies';
+import { call, startServices } from './support';
+
+// The API and the worker on a Sentinel-managed Redis (a master, two replicas, three Sentinels),
+// through a failover under load: the master SIGKILLed, a replica promoted.
+const PORTS = { redis: 27100, api: 27120, workerHealth: 27121 };
+const DOWN_AFTER_MS = 5_000;
+
+let topology: SentinelTopology;
+let services: Awaited<ReturnType<typeof startServices>>;
+let database: Database;
+
+beforeAll(async () => {
+  topology = await startSentinelTopology(PORTS.redis, { downAfterMs: DOWN_AFTER_MS });
+  services = await startServices({
+    REDIS_SENTINELS: topology.sentinels,
+    REDIS_SENTINEL_MASTER: topology.masterName,
+    REDIS_PREFIX: `wt-test-${randomUUID().slice(0, 8)}`,
+    PORT: String(PORTS.api),
+    WORKER_HEALTH_PORT: String(PORTS.workerHealth),
+  });
+  database = createDatabase(process.env.DATABASE_URL!, { poolSize: 2 });
+}, 60_000);
+afterAll(async () => {
+  await services?.close();
+  await database?.close();
+  await topology?.stop();
+});
+
+async function subscribedOrganization(receiverUrl: string): Promise<{ org: TestOrg; projectId: string }> {
+  const org = await createOrg(database.db);
+  const api = (method: string, path: string, body?: object) => call(services.api.url, org.liveKey, method, path, body);
+  expect((await api('POST', '/v1/webhooks', { url: receiverUrl, events: ['task.created'] })).status).toBe(201);
+  const project = await api('POST', '/v1/projects', { name: 'Sentinel' });
+  expect(project.status).toBe(201);
+  return { org, projectId: project.body!.id };
+}
+
+describe('on Redis Sentinel', () => {
+  it('creates, delivers and retries: a refused first attempt is made again under the same deliveryId', async () => {
+    const receiver = await startReceiver((n) => ({ status: n === 0 ? 500 : 200 }));
+    try {
+      const { org, projectId } = await subscribedOrganization(receiver.url);
+      const task = await call(services.api.url, org.liveKey, 'POST', '/v1/tasks', { title: 'On Sentinel', projectId });
+      expect(task.status).toBe(201);
+
+      const [first, second] = await receiver.waitForCount(2);
+      expect(first!.json.data.id).toBe(task.body!.id);
+      expect(second!.json.deliveryId).toBe(first!.json.deliveryId);
+      const delivery = await waitFor(async () => {
+        const row = await database.db.delivery.findUnique({ where: { id: first!.json.deliveryId } });
+        return row?.status === 'succeeded' ? row : undefined;
+      });
+      expect(delivery.attemptCount).toBe(2);
+    } finally {
+      await receiver.close();
+    }
+  });
+
+  it('survives the master SIGKILLed under load: no 500, every acknowledged task delivered exactly once', async () => {
+    const receiver = await startReceiver();
+    try {
+      const { org, projectId } = await subscribedOrganization(receiver.url);
+      const acknowledged = new Set<string>();
+      const statuses = new Map<number, number>();
+      let running = true;
+      // A steady load: one creation at a time, every other one with an Idempotency-Key (which needs Redis).
+      const load = (async () => {
+        for (let n = 0; running; n++) {
+          const headers: Record<string, string> = n % 2 === 0 ? { 'idempotency-key': randomUUID() } : {};
+          const res = await call(services.api.url, org.liveKey, 'POST', '/v1/tasks', { title: `Load ${n}`, projectId }, headers).catch(() => ({
+            status: 0,
+            body: null,
+          }));
+          statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
+          if (res.status === 201) acknowledged.add(res.body!.id);
+          await new Promise((resolve) => setTimeout(resolve, 20));
+        }
+      })();
+
+      await receiver.waitForCount(20);
+      const master = await topology.masterPort();
+      const killedAt = Date.now();
+      topology.kill(master);
+
+      // Deliveries flow again once an event created after the kill reaches the receiver.
+      const flowing = await waitFor(async () => receiver.received.find((r) => Date.parse(String(r.json.data.createdAt)) > killedAt), {
+        timeoutMs: 45_000,
+        intervalMs: 50,
+      });
+      const recoveryMs = flowing.at - killedAt;
+      const promoted = await topology.masterPort();
+      console.log(
+        `Sentinel failover (down-after-milliseconds ${DOWN_AFTER_MS}): master :${master} SIGKILLed, :${promoted} promoted; deliveries flowed again ${(recoveryMs / 1000).toFixed(1)} s after the kill. Statuses meanwhile: ${JSON.stringify(Object.fromEntries(statuses))}`,
+      );
+      expect(promoted).not.toBe(master);
+
+      const afterRecovery = acknowledged.size;
+      await waitFor(async () => (acknowledged.size >= afterRecovery + 20 ? true : undefined), { timeoutMs: 20_000 });
+      running = false;
+      await load;
+
+      const taskOf = (r: (typeof receiver.received)[number]) => String(r.json.data.id);
+      await waitFor(async () => (new Set(receiver.received.map(taskOf)).size >= acknowledged.size ? true : undefined), { timeoutMs: 30_000, intervalMs: 100 });
+      expect([...statuses.keys()].filter((status) => status !== 201 && status !== 503)).toEqual([]);
+      expect(statuses.get(503)).toBeGreaterThan(0);
+      expect(new Set(receiver.received.map(taskOf))).toEqual(acknowledged);
+      const deliveryIds = receiver.received.map((r) => r.json.deliveryId);
+      expect(new Set(deliveryIds).size).toBe(deliveryIds.length);
+      const deliveries = await database.db.delivery.findMany({ where: { organizationId: org.organization.id }, select: { status: true, attemptCount: true } });
+      expect(deliveries).toHaveLength(acknowledged.size);
+      expect(deliveries.every((d) => d.status === 'succeeded' && d.attemptCount === 1)).toBe(true);
+    } finally {
+      await receiver.close();
+    }
+  }, 120_000);
+});
