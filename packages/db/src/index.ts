@@ -1,8 +1,20 @@
-export { createDatabase, createDb, lockScopedRow, queryOnPool, type Database, type Db, type LockableTable, type SqlPool, type Tx } from './client';
-export { claimDueDeliveries, recordAttempts, type AttemptRecord, type ClaimedDelivery } from './statements/deliveries';
+export {
+  createDatabase,
+  createDb,
+  lockScopedRow,
+  queryOnPool,
+  type Database,
+  type DatabaseOptions,
+  type DatabasePooler,
+  type Db,
+  type LockableTable,
+  type SqlPool,
+  type Tx,
+} from './client';
+export { claimDueDeliveries, deleteExpiredDeliveries, recordAttempts, type AttemptRecord, type ClaimedDelivery } from './statements/deliveries';
 export { fanOutEvents, undispatchedEvents, type EventToDispatch, type NewDelivery } from './statements/outbox-events';
 export { insertTaskWithEvent, type OutboxInsert } from './statements/tasks';
-export { newId, ID_PREFIXES, type IdKind } from './ids';
+export { idBoundaryAt, newId, ID_PREFIXES, type IdKind } from './ids';
 export { scoped, type Scope } from './scope';
 export { Prisma } from './generated/prisma/client';
 export type {

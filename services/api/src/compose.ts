@@ -23,7 +23,7 @@ export interface RunningApi {
 
 /** The API as it ships: its dependencies built from the settings, the server listening. */
 export async function startApi(config: ApiConfig, logger: Logger): Promise<RunningApi> {
-  const database = createDatabase(config.databaseUrl);
+  const database = createDatabase(config.databaseUrl, { pooler: config.databasePooler });
   const { db } = database;
   const redis = createRedisConnection(config.redisUrl, 'producer', 'api');
   const producer = createRedisConnection(config.redisUrl, 'producer', 'api-producer');

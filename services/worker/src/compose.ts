@@ -28,7 +28,7 @@ export interface RunningWorker {
 
 /** The worker as it ships: its dependencies built from the settings, the queues consumed, the health port open. */
 export async function startWorker(config: WorkerConfig, logger: Logger): Promise<RunningWorker> {
-  const database = createDatabase(config.databaseUrl, { poolSize: Math.min(20, config.concurrency) });
+  const database = createDatabase(config.databaseUrl, { poolSize: Math.min(20, config.concurrency), pooler: config.databasePooler });
   const { db } = database;
   const connection = createRedisConnection(config.redisUrl, 'worker', 'worker');
   const producer = createRedisConnection(config.redisUrl, 'worker', 'worker-producer');
@@ -52,6 +52,7 @@ export async function startWorker(config: WorkerConfig, logger: Logger): Promise
       claimPollMs: CLAIM_POLL_MS,
       sweepIntervalMs: config.sweepIntervalMs,
       sweepGraceMs: config.sweepGraceMs,
+      deliveryRetentionDays: config.deliveryRetentionDays,
       lockDurationMs: config.lockDurationMs,
     },
   );

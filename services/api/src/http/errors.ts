@@ -69,8 +69,12 @@ export const unavailable = (message: string) => new ApiError('unavailable', mess
 const OUTAGE_NAMES = new Set(['StorageUnavailableError', 'MaxRetriesPerRequestError', 'PrismaClientInitializationError']);
 /** Prisma's codes for an unreachable database, a closed connection, a socket timeout, too many connections; Node's socket errors. */
 const OUTAGE_CODES = new Set(['P1001', 'P1002', 'P1008', 'P1017', 'P2037', 'ECONNREFUSED', 'ETIMEDOUT', 'ECONNRESET']);
-/** Postgres SQLSTATEs: connection exceptions, a server shutting down or starting up, too many connections. */
-const POSTGRES_OUTAGE = /^(?:08[0-9A-Z]{3}|57P0[123]|53300)$/;
+/**
+ * Postgres SQLSTATEs: connection exceptions, a server shutting down or starting up, too many
+ * connections, and a write refused by a read-only server (during a failover, a standby not yet
+ * promoted answers where the primary was).
+ */
+const POSTGRES_OUTAGE = /^(?:08[0-9A-Z]{3}|57P0[123]|53300|25006)$/;
 const OUTAGE_MESSAGE =
   /enableOfflineQueue|Connection is closed|ECONNREFUSED|Can't reach database|connection terminated|not queryable|timeout exceeded when trying to connect/i;
 

@@ -34,7 +34,7 @@ export function createHarness(
   { logger = createLogger('silent', 'test'), keyCacheLifetimeMs = KEY_CACHE_LIFETIME_MS }: { logger?: Logger; keyCacheLifetimeMs?: number } = {},
 ): Harness {
   const config = loadApiConfig({ ...process.env, REDIS_PREFIX: `wt-test-${randomUUID().slice(0, 8)}`, ...overrides });
-  const database = createDatabase(config.databaseUrl, { poolSize: 5 });
+  const database = createDatabase(config.databaseUrl, { poolSize: 5, pooler: config.databasePooler });
   const { db } = database;
   const redis = createRedisConnection(config.redisUrl, 'producer', 'test-api');
   const producer = createRedisConnection(config.redisUrl, 'producer', 'test-producer');
