@@ -1,6 +1,6 @@
 import type { AddressInfo } from 'node:net';
 import type { Logger, WorkerConfig } from '@worktrack/config';
-import { createDatabase, SecretBox } from '@worktrack/db';
+import { countDueDeliveries, createDatabase, SecretBox } from '@worktrack/db';
 import { createMetricsRegistry, registerBacklogGauges } from '@worktrack/metrics';
 import { createRedisConnection, JobScheduler } from '@worktrack/queue';
 import { WebhookDeliverer } from '@worktrack/webhooks';
@@ -16,6 +16,9 @@ import { startWorkerRuntime } from './worker-runtime';
 const CLAIM_MARGIN_MS = 2_000;
 /** How often a worker with free slots claims unprompted; a bound on how late a pause or rate limit is seen to end. */
 const CLAIM_POLL_MS = 250;
+
+/** The `webhook_deliveries_due` gauge counts up to this: enough to size any deployment, bounded to read. */
+const DUE_DELIVERIES_CAP = 100_000;
 
 export interface RunningWorker {
   healthUrl: string;
@@ -40,6 +43,7 @@ export async function startWorker(config: WorkerConfig, logger: Logger): Promise
   registerBacklogGauges(metrics, {
     undispatchedEvents: () => db.outboxEvent.count({ where: { dispatchedAt: null } }),
     queueJobs: async () => Object.fromEntries(await Promise.all(queues.map(async (queue) => [queue.name, await queue.getJobCounts()] as const))),
+    dueDeliveries: () => countDueDeliveries(database.pool, DUE_DELIVERIES_CAP),
   });
 
   const runtime = startWorkerRuntime(

@@ -60,7 +60,7 @@ function spawnAsServerUser(program: string, args: string[]): Server {
 }
 
 /** Polls until a plain connection to the port runs `SELECT 1`. */
-export async function waitForPostgres(port: number, database = 'postgres', timeoutMs = 20_000): Promise<void> {
+export async function waitForPostgres(port: number, database = 'postgres', timeoutMs = 60_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const client = new Client({ host: '127.0.0.1', port, user: 'postgres', database, connectionTimeoutMillis: 1_000 });
@@ -144,10 +144,12 @@ defaults
   timeout connect 1s
   timeout client 5m
   timeout server 5m
+  # A loaded machine takes more than the check interval to start a Postgres session.
+  timeout check 3s
 listen postgres
   bind 127.0.0.1:${port}
   option pgsql-check user postgres
-  default-server inter 200ms fall 2 rise 2 on-marked-down shutdown-sessions
+  default-server inter 500ms fall 3 rise 2 on-marked-down shutdown-sessions
 ${serverPorts.map((p, i) => `  server pg${i} 127.0.0.1:${p} check${i > 0 ? ' backup' : ''}`).join('\n')}
 `,
   );

@@ -250,3 +250,21 @@ export async function deleteExpiredDeliveries(pool: SqlPool, createdBefore: Date
   const { rowCount } = await pool.query({ ...DELETE_EXPIRED, values: [idBoundaryAt('delivery', createdBefore), createdBefore, limit] });
   return rowCount ?? 0;
 }
+
+// Through the claim's (status, webhookId, nextAttemptAt) index, and capped, so that a scrape during a
+// backlog of millions costs a bounded read.
+const COUNT_DUE = {
+  name: 'deliveries.count-due',
+  text: `
+    SELECT count(*)::int AS due FROM (
+      SELECT 1 FROM "Delivery"
+      WHERE status = 'pending' AND "nextAttemptAt" <= now() AND ("lockedUntil" IS NULL OR "lockedUntil" < now())
+      LIMIT $1
+    ) d`,
+};
+
+/** Deliveries due now and leased to no worker, counted up to `cap`: the backlog the workers scale on. */
+export async function countDueDeliveries(pool: SqlPool, cap: number): Promise<number> {
+  const { rows } = await pool.query<{ due: number }>({ ...COUNT_DUE, values: [cap] });
+  return rows[0]!.due;
+}
