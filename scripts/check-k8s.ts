@@ -96,7 +96,10 @@ export function manifestProblems(objects: K8sObject[]): string[] {
         continue;
       }
       if (container.command?.join(' ') !== service.command) problems.push(`${where}: command is not \`${service.command}\``);
-      const fromConfig = Object.assign({}, ...(container.envFrom ?? []).map((source) => configMaps.get(source.configMapRef?.name ?? '') ?? {})) as Record<string, string>;
+      const fromConfig = Object.assign({}, ...(container.envFrom ?? []).map((source) => configMaps.get(source.configMapRef?.name ?? '') ?? {})) as Record<
+        string,
+        string
+      >;
       const env: Record<string, string | undefined> = { ...fromConfig, ...Object.fromEntries((container.env ?? []).map((e) => [e.name, e.value])) };
       const known = settingsOf(service.schema);
       for (const variable of Object.keys(env))

@@ -71,7 +71,8 @@ export function containersOf(object: K8sObject): { name: string; image: string; 
 }
 
 const isMap = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
-const isNamedList = (value: unknown): value is { name: string }[] => Array.isArray(value) && value.every((item) => isMap(item) && typeof item.name === 'string');
+const isNamedList = (value: unknown): value is { name: string }[] =>
+  Array.isArray(value) && value.every((item) => isMap(item) && typeof item.name === 'string');
 
 function merge(base: unknown, patch: unknown): unknown {
   if (isMap(base) && isMap(patch)) {

@@ -56,7 +56,8 @@ describe('infra/k8s', () => {
     api.env.find((e: { name: string }) => e.name === 'HOST').value = '127.0.0.1';
     api.env.push({ name: 'CURSOR_SECRETS', value: 'x' });
     (find(objects, 'ConfigMap', 'worktrack-config').data as Record<string, string>).WORKER_CONCURENCY = '10';
-    ((find(objects, 'Deployment', 'worktrack-worker').spec as any).template.spec as { terminationGracePeriodSeconds: number }).terminationGracePeriodSeconds = 10;
+    ((find(objects, 'Deployment', 'worktrack-worker').spec as any).template.spec as { terminationGracePeriodSeconds: number }).terminationGracePeriodSeconds =
+      10;
 
     expect(manifestProblems(objects)).toEqual(
       expect.arrayContaining([

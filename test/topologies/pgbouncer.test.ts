@@ -7,7 +7,7 @@ import { as, createHarness, createOrg, waitFor, type Harness, type TestOrg } fro
 import { startReceiver } from '../../services/worker/test/support/receiver';
 import { startTestWorker } from '../../services/worker/test/support/worker-harness';
 import { repoRoot } from '../support/processes';
-import { startPgBouncer, stop, topologyPort, type Server } from './support/servers';
+import { removeServerDirs, startPgBouncer, stop, topologyPort, type Server } from './support/servers';
 
 /*
  * DATABASE_URL pointing at Debian's PgBouncer in transaction pooling mode (DATABASE_POOLER=pgbouncer),
@@ -42,6 +42,7 @@ afterAll(async () => {
   await receiver?.close();
   await h?.close();
   await stop(bouncer);
+  removeServerDirs();
 });
 
 /** PgBouncer's own count of transactions it carried to this database. */

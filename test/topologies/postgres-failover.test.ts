@@ -6,7 +6,19 @@ import { as, createHarness, createOrg, waitFor, type Harness, type TestOrg } fro
 import { startReceiver } from '../../services/worker/test/support/receiver';
 import { startTestWorker } from '../../services/worker/test/support/worker-harness';
 import { repoRoot } from '../support/processes';
-import { initCluster, pgProgram, runAsServerUser, serverDir, startHaproxy, startPostgres, stop, topologyPort, waitForPostgres, type Server } from './support/servers';
+import {
+  initCluster,
+  pgProgram,
+  removeServerDirs,
+  runAsServerUser,
+  serverDir,
+  startHaproxy,
+  startPostgres,
+  stop,
+  topologyPort,
+  waitForPostgres,
+  type Server,
+} from './support/servers';
 
 /*
  * A Postgres failover under load (docs/decisions.md §16): a primary with a synchronous streaming
@@ -43,7 +55,20 @@ beforeAll(async () => {
   execFileSync(process.execPath, [path.join(repoRoot, 'scripts/prisma.mjs'), 'deploy'], { env: { ...process.env, DATABASE_URL: databaseUrl }, stdio: 'pipe' });
 
   replicaDir = path.join(serverDir('pg-replica'), 'data');
-  runAsServerUser(pgProgram('pg_basebackup'), ['-h', '127.0.0.1', '-p', String(primaryPort), '-U', 'postgres', '-D', replicaDir, '-R', '-X', 'stream', '--checkpoint=fast']);
+  runAsServerUser(pgProgram('pg_basebackup'), [
+    '-h',
+    '127.0.0.1',
+    '-p',
+    String(primaryPort),
+    '-U',
+    'postgres',
+    '-D',
+    replicaDir,
+    '-R',
+    '-X',
+    'stream',
+    '--checkpoint=fast',
+  ]);
   // The replica, once promoted, has no standby of its own to wait for.
   replica = await startPostgres(replicaDir, replicaPort, { synchronous_standby_names: '' });
   // Commits are acknowledged once the replica has them: none acknowledged is lost with the primary.
@@ -52,12 +77,15 @@ beforeAll(async () => {
   await waitFor(async () => ((await sql(primaryPort, "SELECT 1 FROM pg_stat_replication WHERE sync_state = 'sync'")).length === 1 ? true : undefined));
 
   haproxy = await startHaproxy(proxyPort, [primaryPort, replicaPort]);
+  // A new cluster's first session in a database builds its catalog caches: slow on a busy machine, and not the subject here.
+  await waitForPostgres(proxyPort, 'worktrack');
   const settings = { DATABASE_URL: `postgresql://postgres@127.0.0.1:${proxyPort}/worktrack`, WEBHOOK_ALLOWED_HOSTS: '127.0.0.1' };
   const prefix = `wt-test-${randomUUID().slice(0, 8)}`;
   h = createHarness({ ...settings, REDIS_PREFIX: prefix });
   worker = startTestWorker({ prefix, env: { ...settings, WORKER_SWEEP_GRACE_MS: '1000' } });
   receiver = await startReceiver();
-  org = await createOrg(h.db);
+  // Set-up, not the subject: on a busy machine the new cluster's first transactions may wait past Prisma's 2 s for a connection.
+  org = await waitFor(async () => createOrg(h.db).catch(() => undefined), { timeoutMs: 60_000, intervalMs: 500 });
 }, 180_000);
 
 afterAll(async () => {
@@ -65,6 +93,7 @@ afterAll(async () => {
   await receiver?.close();
   await h?.close();
   for (const server of [haproxy, replica, primary]) await stop(server, 'SIGINT');
+  removeServerDirs();
 });
 
 describe('a Postgres failover under load', () => {

@@ -11,7 +11,14 @@ export {
   type SqlPool,
   type Tx,
 } from './client';
-export { claimDueDeliveries, countDueDeliveries, deleteExpiredDeliveries, recordAttempts, type AttemptRecord, type ClaimedDelivery } from './statements/deliveries';
+export {
+  claimDueDeliveries,
+  countDueDeliveries,
+  deleteExpiredDeliveries,
+  recordAttempts,
+  type AttemptRecord,
+  type ClaimedDelivery,
+} from './statements/deliveries';
 export { fanOutEvents, undispatchedEvents, type EventToDispatch, type NewDelivery } from './statements/outbox-events';
 export { insertTaskWithEvent, type OutboxInsert } from './statements/tasks';
 export { idBoundaryAt, newId, ID_PREFIXES, type IdKind } from './ids';

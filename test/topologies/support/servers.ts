@@ -1,5 +1,5 @@
 import { execFileSync, type ChildProcess } from 'node:child_process';
-import { chownSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
+import { chownSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -38,9 +38,12 @@ function postgresUser(): { uid: number; gid: number } | null {
   return { uid: id('-u'), gid: id('-g') };
 }
 
-/** A fresh directory the server processes may write. */
+const dirs: string[] = [];
+
+/** A fresh directory the server processes may write, removed by removeServerDirs. */
 export function serverDir(name: string): string {
   const dir = mkdtempSync(path.join(tmpdir(), `wt-${name}-`));
+  dirs.push(dir);
   const user = postgresUser();
   if (user) chownSync(dir, user.uid, user.gid);
   return dir;
@@ -154,6 +157,11 @@ ${serverPorts.map((p, i) => `  server pg${i} 127.0.0.1:${p} check${i > 0 ? ' bac
 `,
   );
   return startedWhenAnswering(spawnLogged(['haproxy', '-db', '-f', config], { cwd: dir, env: process.env }), port);
+}
+
+/** Removes the directories made by serverDir, once their servers have stopped. */
+export function removeServerDirs(): void {
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
 }
 
 /** Sends the signal and waits for the process to exit. */
