@@ -57,8 +57,12 @@ export function createDatabase(databaseUrl: string, { poolSize = 10, pooler = 'n
     connectionTimeoutMillis: 5_000,
     ...(pooler === 'pgbouncer' && { Client: UnnamedStatementClient }),
   });
-  // A pooled connection that breaks while idle is replaced on next use; the error must not crash the process.
+  // A pooled connection that breaks while idle is replaced on next use; the error must not crash the
+  // process. One that breaks while checked out between two statements (a claim's transaction, as the
+  // server shuts down in a failover) emits its error on the client: the next statement fails with it
+  // and the client is released as broken, so there too the event itself is only acknowledged.
   pool.on('error', () => undefined);
+  pool.on('connect', (client) => client.on('error', () => undefined));
   const db = new PrismaClient({ adapter: new PrismaPg(pool) });
   return {
     db,
