@@ -30,8 +30,9 @@ const config: Config = {
       testMatch: ['**/test/**/*.test.ts'],
       testPathIgnorePatterns: ['/node_modules/', '<rootDir>/test/topologies/'],
     },
-    // The services on Redis Sentinel and Redis Cluster, each file starting its own servers
-    // (test/support/redis-topologies.ts): heavier, so kept apart, and still part of `pnpm test`.
+    // The services on Redis Sentinel and Redis Cluster, through PgBouncer and across a Postgres
+    // failover, each file starting its own servers from Debian's packages: heavier, so kept apart,
+    // and still part of `pnpm test`.
     { ...project, displayName: 'topologies', roots: ['<rootDir>/test/topologies'], testMatch: ['**/*.test.ts'] },
   ],
   globalSetup: '<rootDir>/test/global-setup.ts',

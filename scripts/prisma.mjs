@@ -4,7 +4,7 @@
 // schema engine before it does anything (see docs/operations.md#offline-database-tooling):
 //   generate    runs the stock `prisma generate` with PRISMA_SCHEMA_ENGINE_BINARY set to a stub (it
 //               only checks that the file exists); a value already set in the environment wins;
-//   deploy      applies prisma/migrations to DATABASE_URL, creating the database if missing;
+//   deploy      applies prisma/migrations to DATABASE_DIRECT_URL or else DATABASE_URL, creating the database if missing;
 //   new <name>  writes prisma/migrations/<UTC timestamp>_<name>/migration.sql for schema changes;
 //   check       exits 1 when prisma/schema.prisma has changes that no migration covers.
 // deploy, new and check call the WebAssembly build of the same schema engine (shipped in the `prisma`
@@ -58,7 +58,7 @@ function generate(...args) {
 async function deploy() {
   const name = databaseName(databaseUrl);
   const { host } = new URL(databaseUrl);
-  console.log(`Migrating database "${name}" at ${host} (DATABASE_URL).`);
+  console.log(`Migrating database "${name}" at ${host} (${process.env.DATABASE_DIRECT_URL ? 'DATABASE_DIRECT_URL' : 'DATABASE_URL'}).`);
   if (await createDatabaseIfMissing(databaseUrl)) console.log(`Created database "${name}".`);
   const migrationsList = readMigrations();
   const applied = await withEngine(databaseUrl, async (engine) => {

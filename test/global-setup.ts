@@ -6,6 +6,8 @@ import path from 'node:path';
  * (test/database-per-file.ts), so files running in parallel never see each other's rows.
  */
 export default function globalSetup(): void {
+  // The run migrates and uses its own databases on DATABASE_URL's server, never a direct URL set for another.
+  delete process.env.DATABASE_DIRECT_URL;
   const url = new URL(process.env.DATABASE_URL ?? 'postgresql://postgres:postgres@127.0.0.1:5432/worktrack');
   url.pathname = `/worktrack_test_${Date.now().toString(36)}_${process.pid}`;
   execFileSync(process.execPath, [path.join(__dirname, '..', 'scripts', 'prisma.mjs'), 'deploy'], {

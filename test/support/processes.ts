@@ -20,7 +20,10 @@ export function runEntry(entry: string, args: string[], env: NodeJS.ProcessEnv):
 }
 
 /** Runs a command (`node` is this Node) and keeps what it prints. */
-export function spawnLogged([program, ...args]: string[], options: { cwd: string; env: NodeJS.ProcessEnv }): ChildProcess & { output: () => string } {
+export function spawnLogged(
+  [program, ...args]: string[],
+  options: { cwd: string; env: NodeJS.ProcessEnv; uid?: number; gid?: number },
+): ChildProcess & { output: () => string } {
   const child = spawn(program === 'node' ? process.execPath : program!, args, options);
   let output = '';
   child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));

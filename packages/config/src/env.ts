@@ -4,6 +4,9 @@ import Joi from 'joi';
 import type { LogFormat } from './logger';
 import { redisEnv, redisSettings, type RedisSettings } from './redis-settings';
 
+/** Mirrors `DatabasePooler` of @worktrack/db, which config does not depend on. */
+type DatabasePooler = 'none' | 'pgbouncer';
+
 /** Reads `.env` from the working directory, if present, without overriding real environment variables. */
 export function loadDotEnv(file = '.env'): void {
   if (existsSync(file)) process.loadEnvFile(file);
@@ -44,6 +47,8 @@ const secretsKey = (name: string) =>
  */
 const DEVELOPMENT_SECRETS_KEY = createHash('sha256').update('worktrack development SECRETS_KEY, known to everyone').digest();
 
+const postgresUrl = Joi.string().uri({ scheme: ['postgresql', 'postgres'] });
+
 export const commonEnv = {
   NODE_ENV: Joi.string(),
   SECRETS_KEY: secretsKey('SECRETS_KEY').when('NODE_ENV', { is: 'production', then: Joi.required() }).messages({
@@ -51,9 +56,12 @@ export const commonEnv = {
       'SECRETS_KEY is required in production (NODE_ENV=production): base64 of 32 random bytes (openssl rand -base64 32), the same for the API and the worker',
   }),
   SECRETS_KEY_PREVIOUS: secretsKey('SECRETS_KEY_PREVIOUS'),
-  DATABASE_URL: Joi.string()
-    .uri({ scheme: ['postgresql', 'postgres'] })
-    .default('postgresql://postgres:postgres@127.0.0.1:5432/worktrack'),
+  DATABASE_URL: postgresUrl.default('postgresql://postgres:postgres@127.0.0.1:5432/worktrack'),
+  // Postgres beyond one server (docs/decisions.md): what DATABASE_URL points at, and where the
+  // migrations go when that is a pooler. DATABASE_DIRECT_URL is read by the migrate command
+  // (prisma.config.mts); it is validated here so that a malformed one stops the services too.
+  DATABASE_POOLER: Joi.string().valid('none', 'pgbouncer').default('none'),
+  DATABASE_DIRECT_URL: postgresUrl.empty(''),
   ...redisEnv,
   LOG_LEVEL: Joi.string().valid('fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent').default('info'),
   LOG_FORMAT: Joi.string().valid('json', 'pretty').default('json'),
@@ -62,6 +70,8 @@ export const commonEnv = {
 
 export interface CommonSettings extends RedisSettings {
   databaseUrl: string;
+  /** `pgbouncer`: DATABASE_URL is PgBouncer in transaction pooling mode, so no statement is prepared by name. */
+  databasePooler: DatabasePooler;
   logLevel: string;
   logFormat: LogFormat;
   webhookAllowedHosts: string[];
@@ -82,6 +92,7 @@ export const DERIVED_SECRETS_KEY_WARNING =
 export function commonSettings(e: Record<string, any>): CommonSettings {
   return {
     databaseUrl: e.DATABASE_URL,
+    databasePooler: e.DATABASE_POOLER,
     ...redisSettings(e),
     logLevel: e.LOG_LEVEL,
     logFormat: e.LOG_FORMAT,

@@ -14,6 +14,8 @@ export interface WorkerConfig extends CommonSettings {
    * worker between half and one and a half of it after the kill.
    */
   lockDurationMs: number;
+  /** Deliveries (with their attempts) finished this many days ago are deleted by the sweep. */
+  deliveryRetentionDays: number;
   /** Unset: the queue dashboard at /queues is read-only and open on the health port; set: it asks for the token and allows actions. */
   queueDashboardToken: string | null;
 }
@@ -29,6 +31,7 @@ export const workerEnvSchema = Joi.object({
   WORKER_SWEEP_GRACE_MS: Joi.number().integer().min(0).default(10_000),
   WORKER_LOCK_DURATION_MS: Joi.number().integer().min(500).default(5_000),
   QUEUE_DASHBOARD_TOKEN: Joi.string().min(16).allow(''),
+  DELIVERY_RETENTION_DAYS: Joi.number().integer().min(1).default(30),
 });
 
 export function loadWorkerConfig(env: NodeJS.ProcessEnv = process.env): WorkerConfig {
@@ -44,5 +47,6 @@ export function loadWorkerConfig(env: NodeJS.ProcessEnv = process.env): WorkerCo
     sweepGraceMs: e.WORKER_SWEEP_GRACE_MS,
     lockDurationMs: e.WORKER_LOCK_DURATION_MS,
     queueDashboardToken: e.QUEUE_DASHBOARD_TOKEN || null,
+    deliveryRetentionDays: e.DELIVERY_RETENTION_DAYS,
   };
 }

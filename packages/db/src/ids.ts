@@ -1,5 +1,5 @@
 import { randomFillSync } from 'node:crypto';
-import { monotonicFactory } from 'ulid';
+import { encodeTime, monotonicFactory } from 'ulid';
 
 /**
  * ulid draws one random byte per character, by default one crypto call each: 16 calls, 26-47 µs an
@@ -41,4 +41,12 @@ export type IdKind = keyof typeof ID_PREFIXES;
 
 export function newId(kind: IdKind): string {
   return `${ID_PREFIXES[kind]}_${ulid()}`;
+}
+
+/**
+ * The lowest id of this kind that can be made at `time`: every id made before it sorts below it, so
+ * a range of the primary key is a range of creation times (ULIDs start with their millisecond).
+ */
+export function idBoundaryAt(kind: IdKind, time: Date): string {
+  return `${ID_PREFIXES[kind]}_${encodeTime(time.getTime(), 10)}`;
 }

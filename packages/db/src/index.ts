@@ -1,4 +1,4 @@
-export { createDatabase, createDb, queryOnPool, type Database, type Db, type SqlPool, type Tx } from './client';
+export { createDatabase, createDb, queryOnPool, type Database, type DatabaseOptions, type DatabasePooler, type Db, type SqlPool, type Tx } from './client';
 export { tenantData, type TenantData, type TenantTx } from './data/tenant';
 export { unscopedData, type UnscopedData, type UnscopedTx } from './data/unscoped';
 export type { LockableTable } from './data/connection';
@@ -8,10 +8,17 @@ export { PROJECT_SORT_KEYS, type ProjectSortField } from './data/projects';
 export type { DeliveryToInsert, MissedEvent } from './data/deliveries';
 export type { EventToRecord } from './data/events';
 export type { KeyRow, NewApiKey as ApiKeyRow, SessionRow } from './data/sign-in';
-export { claimDueDeliveries, recordAttempts, type AttemptRecord, type ClaimedDelivery } from './statements/deliveries';
+export {
+  claimDueDeliveries,
+  countDueDeliveries,
+  deleteExpiredDeliveries,
+  recordAttempts,
+  type AttemptRecord,
+  type ClaimedDelivery,
+} from './statements/deliveries';
 export { fanOutEvents, undispatchedEvents, type EventToDispatch, type NewDelivery } from './statements/outbox-events';
 export { insertTaskWithEvent } from './data/tasks';
-export { newId, ID_PREFIXES, type IdKind } from './ids';
+export { idBoundaryAt, newId, ID_PREFIXES, type IdKind } from './ids';
 export type { Scope } from './scope';
 export { Prisma } from './generated/prisma/client';
 export type {

@@ -1,5 +1,6 @@
 import {
   claimDueDeliveries,
+  countDueDeliveries,
   createDatabase,
   fanOutEvents,
   newId,
@@ -711,5 +712,17 @@ describe('the batch statements', () => {
     } finally {
       await generic.end();
     }
+  });
+});
+
+describe('countDueDeliveries', () => {
+  it('counts the pending deliveries due and unleased, up to the cap', async () => {
+    const webhook = await subscription(await newOrg());
+    await backlog(webhook, 5);
+    await pending(webhook, { nextAttemptAt: ahead(60_000) });
+    await pending(webhook, { lockedUntil: ahead(60_000) });
+    await pending(webhook, { status: 'succeeded' });
+    expect(await countDueDeliveries(database.pool, 100)).toBe(5);
+    expect(await countDueDeliveries(database.pool, 3)).toBe(3);
   });
 });

@@ -40,7 +40,7 @@ export function composeApi(
     draining = () => false,
   }: { poolSize?: number; keyCacheLifetimeMs?: number; draining?: () => boolean } = {},
 ): ComposedApi {
-  const database = createDatabase(config.databaseUrl, { poolSize });
+  const database = createDatabase(config.databaseUrl, { poolSize, pooler: config.databasePooler });
   const redis = createRedisConnection(config.redis, 'producer', 'api');
   const producer = createRedisConnection(config.redis, 'producer', 'api-producer');
   const subscriber = createRedisConnection(config.redis, 'subscriber', 'api-subscriber');

@@ -1,6 +1,6 @@
 import request from 'supertest';
 import { BUCKET, closedPort, startTestStore, type TestStore } from '../../../packages/storage/test/embedded-store';
-import { createHarness, expectError, type Harness } from './support/harness';
+import { createHarness, expectError, waitFor, type Harness } from './support/harness';
 
 let s3: TestStore;
 let h: Harness;
@@ -29,7 +29,11 @@ describe('health', () => {
 
   it.each([
     ['Redis', () => ({ ...storeSettings(s3.s3.endpoint), REDIS_URL: 'redis://127.0.0.1:1' }), 'redis'],
-    ['the object store', async () => storeSettings(`http://127.0.0.1:${await closedPort()}`), 'objectStore'],
+    [
+      'Postgres',
+      async () => ({ ...storeSettings(s3.s3.endpoint), DATABASE_URL: `postgresql://postgres@127.0.0.1:${await closedPort()}/worktrack` }),
+      'database',
+    ],
   ])('reports not ready, in the error body, when %s is unreachable', async (_what, settings, named) => {
     const broken = createHarness(await settings());
     try {
@@ -38,6 +42,20 @@ describe('health', () => {
       expect(res.body.error.message).toContain(named);
     } finally {
       await broken.close();
+    }
+  });
+
+  it('stays ready when only the object store is unreachable, and names it (the file routes answer 503 themselves: files.test.ts)', async () => {
+    const storeDown = createHarness(storeSettings(`http://127.0.0.1:${await closedPort()}`));
+    try {
+      // Polled: the new harness's Redis connection is made in the background.
+      const ready = await waitFor(async () => {
+        const res = await request(storeDown.app).get('/readyz');
+        return res.status === 200 ? res.body : undefined;
+      });
+      expect(ready).toEqual({ status: 'ok', checks: { database: 'ok', redis: 'ok', objectStore: 'unavailable' } });
+    } finally {
+      await storeDown.close();
     }
   });
 });

@@ -1,6 +1,6 @@
 import type { AddressInfo } from 'node:net';
 import type { Logger, WorkerConfig } from '@worktrack/config';
-import { createDatabase, SecretBox, unscopedData } from '@worktrack/db';
+import { countDueDeliveries, createDatabase, SecretBox, unscopedData } from '@worktrack/db';
 import { createMetricsRegistry, registerBacklogGauges } from '@worktrack/metrics';
 import { createRedisConnection, JobScheduler, queueLayout } from '@worktrack/queue';
 import { WebhookDeliverer } from '@worktrack/webhooks';
@@ -17,6 +17,9 @@ const CLAIM_MARGIN_MS = 2_000;
 /** How often a worker with free slots claims unprompted; a bound on how late a pause or rate limit is seen to end. */
 const CLAIM_POLL_MS = 250;
 
+/** The `webhook_deliveries_due` gauge counts up to this: enough to size any deployment, bounded to read. */
+const DUE_DELIVERIES_CAP = 100_000;
+
 export interface RunningWorker {
   healthUrl: string;
   /**
@@ -28,7 +31,7 @@ export interface RunningWorker {
 
 /** The worker as it ships: its dependencies built from the settings, the queues consumed, the health port open. */
 export async function startWorker(config: WorkerConfig, logger: Logger): Promise<RunningWorker> {
-  const database = createDatabase(config.databaseUrl, { poolSize: Math.min(20, config.concurrency) });
+  const database = createDatabase(config.databaseUrl, { poolSize: Math.min(20, config.concurrency), pooler: config.databasePooler });
   const data = unscopedData(database);
   const connection = createRedisConnection(config.redis, 'worker', 'worker');
   const producer = createRedisConnection(config.redis, 'worker', 'worker-producer');
@@ -41,6 +44,7 @@ export async function startWorker(config: WorkerConfig, logger: Logger): Promise
   registerBacklogGauges(metrics, {
     undispatchedEvents: data.countUndispatchedEvents,
     queueJobs: async () => Object.fromEntries(await Promise.all(queues.map(async (queue) => [queue.name, await queue.getJobCounts()] as const))),
+    dueDeliveries: () => countDueDeliveries(database.pool, DUE_DELIVERIES_CAP),
   });
 
   const runtime = startWorkerRuntime(
@@ -53,6 +57,7 @@ export async function startWorker(config: WorkerConfig, logger: Logger): Promise
       claimPollMs: CLAIM_POLL_MS,
       sweepIntervalMs: config.sweepIntervalMs,
       sweepGraceMs: config.sweepGraceMs,
+      deliveryRetentionDays: config.deliveryRetentionDays,
       lockDurationMs: config.lockDurationMs,
     },
   );

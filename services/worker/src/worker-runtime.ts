@@ -16,6 +16,7 @@ export interface WorkerRuntimeOptions {
   claimPollMs: number;
   sweepIntervalMs: number;
   sweepGraceMs: number;
+  deliveryRetentionDays: number;
   /** BullMQ's job lock, renewed while the job runs; a dead worker's jobs return to the queue within 1.5 times it. */
   lockDurationMs: number;
 }
@@ -69,7 +70,9 @@ export function startWorkerRuntime(deps: WorkerDeps, options: WorkerRuntimeOptio
 
   let sweeping: Promise<unknown> = Promise.resolve();
   const timer = setInterval(() => {
-    sweeping = sweep(deps, options.sweepGraceMs).catch((err: unknown) => deps.logger.warn({ err }, 'sweep failed'));
+    sweeping = sweep(deps, { graceMs: options.sweepGraceMs, deliveryRetentionDays: options.deliveryRetentionDays }).catch((err: unknown) =>
+      deps.logger.warn({ err }, 'sweep failed'),
+    );
   }, options.sweepIntervalMs);
 
   return {

@@ -505,7 +505,7 @@ describe('the sweep', () => {
       },
     });
 
-    const { pruned } = await sweep(deps, 10_000);
+    const { pruned } = await sweep(deps, { graceMs: 10_000, deliveryRetentionDays: 30 });
 
     expect(pruned).toBeGreaterThanOrEqual(1);
     const left = await h.db.outboxEvent.findMany({ where: { id: { in: [expired.id, kept.id, waiting.id] } }, select: { id: true } });

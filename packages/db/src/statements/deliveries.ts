@@ -1,5 +1,6 @@
 import type { SqlPool } from '../client';
 import type { DeliveryStatus } from '../generated/prisma/enums';
+import { idBoundaryAt } from '../ids';
 
 export interface ClaimedDelivery {
   id: string;
@@ -223,4 +224,49 @@ const RECORD = {
  */
 export async function recordAttempts(pool: SqlPool, records: AttemptRecord[]): Promise<void> {
   await pool.query({ ...RECORD, values: [JSON.stringify(records)] });
+}
+
+// Finished deliveries created before the window, oldest first, a bounded batch a statement. They are
+// found through the primary key (delivery ids are ULIDs, so ids below the cutoff's boundary are the
+// older deliveries): no index of their own, so neither the fan-out's inserts nor the claim's indexes
+// pay for retention. Their attempts go with them (ON DELETE CASCADE, found by the attempts' unique
+// (deliveryId, attemptNumber) key). Pending deliveries are kept whatever their age: the claims and
+// recoveries still need them.
+const DELETE_EXPIRED = {
+  name: 'deliveries.delete-expired',
+  text: `
+    DELETE FROM "Delivery" WHERE id IN (
+      SELECT id FROM "Delivery"
+      WHERE id < $1 AND "createdAt" < $2 AND status <> 'pending'
+      ORDER BY id
+      LIMIT $3
+    )`,
+};
+
+/**
+ * Deletes up to `limit` finished deliveries created before `createdBefore`, with their attempts, in
+ * one short statement (a bounded lock, and dead rows that vacuum returns to the inserts). Resolves
+ * with how many were deleted.
+ */
+export async function deleteExpiredDeliveries(pool: SqlPool, createdBefore: Date, limit: number): Promise<number> {
+  const { rowCount } = await pool.query({ ...DELETE_EXPIRED, values: [idBoundaryAt('delivery', createdBefore), createdBefore, limit] });
+  return rowCount ?? 0;
+}
+
+// Through the claim's (status, webhookId, nextAttemptAt) index, and capped, so that a scrape during a
+// backlog of millions costs a bounded read.
+const COUNT_DUE = {
+  name: 'deliveries.count-due',
+  text: `
+    SELECT count(*)::int AS due FROM (
+      SELECT 1 FROM "Delivery"
+      WHERE status = 'pending' AND "nextAttemptAt" <= now() AND ("lockedUntil" IS NULL OR "lockedUntil" < now())
+      LIMIT $1
+    ) d`,
+};
+
+/** Deliveries due now and leased to no worker, counted up to `cap`: the backlog the workers scale on. */
+export async function countDueDeliveries(pool: SqlPool, cap: number): Promise<number> {
+  const { rows } = await pool.query<{ due: number }>({ ...COUNT_DUE, values: [cap] });
+  return rows[0]!.due;
 }

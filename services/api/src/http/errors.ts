@@ -67,10 +67,18 @@ export const forbidden = (message: string, param: string | null = null) => new A
 export const unavailable = (message: string) => new ApiError('unavailable', message);
 
 const OUTAGE_NAMES = new Set(['StorageUnavailableError', 'MaxRetriesPerRequestError', 'PrismaClientInitializationError']);
-/** Prisma's codes for an unreachable database, a closed connection, a socket timeout, too many connections; Node's socket errors. */
-const OUTAGE_CODES = new Set(['P1001', 'P1002', 'P1008', 'P1017', 'P2037', 'ECONNREFUSED', 'ETIMEDOUT', 'ECONNRESET']);
-/** Postgres SQLSTATEs: connection exceptions, a server shutting down or starting up, too many connections. */
-const POSTGRES_OUTAGE = /^(?:08[0-9A-Z]{3}|57P0[123]|53300)$/;
+/**
+ * Prisma's codes for an unreachable database, a closed connection, a socket timeout, too many
+ * connections, a transaction that could not get a connection in time (the database away or
+ * saturated, as while a failover moves the connections); Node's socket errors.
+ */
+const OUTAGE_CODES = new Set(['P1001', 'P1002', 'P1008', 'P1017', 'P2028', 'P2037', 'ECONNREFUSED', 'ETIMEDOUT', 'ECONNRESET']);
+/**
+ * Postgres SQLSTATEs: connection exceptions, a server shutting down or starting up, too many
+ * connections, and a write refused by a read-only server (during a failover, a standby not yet
+ * promoted answers where the primary was).
+ */
+const POSTGRES_OUTAGE = /^(?:08[0-9A-Z]{3}|57P0[123]|53300|25006)$/;
 const OUTAGE_MESSAGE =
   /enableOfflineQueue|Connection is closed|ECONNREFUSED|Can't reach database|connection terminated|not queryable|timeout exceeded when trying to connect/i;
 

@@ -7,8 +7,10 @@ import { unavailable } from '../../http/errors';
 export const HEALTH_PATHS = ['/healthz', '/readyz'] as const;
 
 /**
- * `/healthz`: the process is up. `/readyz`: not draining, and Postgres, Redis and the object store
- * answer. Neither needs a key.
+ * `/healthz`: the process is up. `/readyz`: the replica can serve: not draining, and Postgres and
+ * Redis answer. The object store is checked and reported but does not make a replica unready: an
+ * outage of it is every replica's at once, and taking them all out of the load balancer would turn
+ * the file routes' own 503 into an outage of the whole API. Neither needs a key.
  */
 export function healthRoutes(deps: Pick<AppDeps, 'unscoped' | 'redis' | 'store' | 'draining'>): Router {
   const router = Router({ caseSensitive: true, strict: true });
@@ -22,8 +24,9 @@ export function healthRoutes(deps: Pick<AppDeps, 'unscoped' | 'redis' | 'store' 
       redis: () => deps.redis.ping(),
       objectStore: () => deps.store.ping(),
     });
-    if (down.length > 0) throw unavailable(`Not ready: ${down.join(', ')} unreachable`);
-    res.json({ status: 'ok', checks: { database: 'ok', redis: 'ok', objectStore: 'ok' } });
+    const serving = down.filter((name) => name !== 'objectStore');
+    if (serving.length > 0) throw unavailable(`Not ready: ${serving.join(', ')} unreachable`);
+    res.json({ status: 'ok', checks: { database: 'ok', redis: 'ok', objectStore: down.includes('objectStore') ? 'unavailable' : 'ok' } });
   });
   return router;
 }
