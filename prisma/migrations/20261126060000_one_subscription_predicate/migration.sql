@@ -9,11 +9,9 @@ CREATE FUNCTION "Webhook_wants"(w "Webhook", "organizationId" text, mode "Mode",
 
 CREATE OR REPLACE FUNCTION "OutboxEvent_unsubscribed"() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
-  IF NEW."dispatchedAt" IS NULL AND NOT EXISTS (
-    SELECT 1 FROM "Webhook" w WHERE "Webhook_wants"(w, NEW."organizationId", NEW.mode, NEW.type)
-  ) THEN
+  IF NEW."dispatchedAt" IS NULL
+    AND NOT EXISTS (SELECT 1 FROM "Webhook" w WHERE "Webhook_wants"(w, NEW."organizationId", NEW.mode, NEW.type)) THEN
     NEW."dispatchedAt" := now();
   END IF;
   RETURN NEW;
-END
-$$;
+END $$;

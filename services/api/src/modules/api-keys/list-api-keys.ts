@@ -15,8 +15,5 @@ export const listApiKeys = defineRoute({
   query: listApiKeysQuery,
   status: 200,
   response: pageOf(apiKeyRecordSchema),
-  handler: async (request) => {
-    const { tenant, deps } = request;
-    return paginate(request, { order: apiKeyOrder, ...deps.data(tenant).apiKeys.list(), toRecord: toApiKeyRecord });
-  },
+  handler: async (request) => paginate(request, { order: apiKeyOrder, ...request.deps.data(request.tenant).apiKeys.list(), toRecord: toApiKeyRecord }),
 });

@@ -14,8 +14,5 @@ export const listFiles = defineRoute({
   query: listFilesQuery,
   status: 200,
   response: pageOf(fileRecordSchema),
-  handler: async (request) => {
-    const { query, tenant, deps } = request;
-    return paginate(request, { order: fileOrder, ...deps.data(tenant).files.list(query), toRecord: toFileRecord });
-  },
+  handler: async (request) => paginate(request, { order: fileOrder, ...request.deps.data(request.tenant).files.list(request.query), toRecord: toFileRecord }),
 });

@@ -15,8 +15,6 @@ export const listInvitations = defineRoute({
   query: listInvitationsQuery,
   status: 200,
   response: pageOf(invitationRecordSchema),
-  handler: async (request) => {
-    const { tenant, deps } = request;
-    return paginate(request, { order: invitationOrder, ...deps.data(tenant).invitations.listPending(), toRecord: toInvitationRecord });
-  },
+  handler: async (request) =>
+    paginate(request, { order: invitationOrder, ...request.deps.data(request.tenant).invitations.listPending(), toRecord: toInvitationRecord }),
 });

@@ -15,8 +15,6 @@ export const listMembers = defineRoute({
   query: listMembersQuery,
   status: 200,
   response: pageOf(memberRecordSchema),
-  handler: async (request) => {
-    const { query, tenant, deps } = request;
-    return paginate(request, { order: memberOrder, ...deps.data(tenant).members.list(query), toRecord: toMemberRecord });
-  },
+  handler: async (request) =>
+    paginate(request, { order: memberOrder, ...request.deps.data(request.tenant).members.list(request.query), toRecord: toMemberRecord }),
 });

@@ -15,8 +15,6 @@ export const listProjects = defineRoute({
   query: listProjectsQuery,
   status: 200,
   response: pageOf(projectRecordSchema),
-  handler: async (request) => {
-    const { tenant, query, deps } = request;
-    return paginate(request, { order: projectOrder, ...deps.data(tenant).projects.list(query), toRecord: toProjectRecord });
-  },
+  handler: async (request) =>
+    paginate(request, { order: projectOrder, ...request.deps.data(request.tenant).projects.list(request.query), toRecord: toProjectRecord }),
 });

@@ -16,8 +16,5 @@ export const listTasks = defineRoute({
   query: listTasksQuery,
   status: 200,
   response: pageOf(taskRecordSchema),
-  handler: async (request) => {
-    const { deps, tenant, query } = request;
-    return paginate(request, { order: taskOrder, ...deps.data(tenant).tasks.list(query), toRecord: toTaskRecord });
-  },
+  handler: async (request) => paginate(request, { order: taskOrder, ...request.deps.data(request.tenant).tasks.list(request.query), toRecord: toTaskRecord }),
 });

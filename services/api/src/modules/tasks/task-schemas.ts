@@ -1,5 +1,5 @@
 import Joi from 'joi';
-import { TaskStatus, Priority } from '@worktrack/db';
+import { Priority, TaskStatus, type TaskFilter } from '@worktrack/db';
 import { fields } from '../../http/validation';
 import { pageQuery, type PageParams } from '../../http/pagination';
 import { taskOrder, type TaskSortField } from './task-order';
@@ -50,18 +50,8 @@ export const updateTaskBody = Joi.object<TaskPatch>({
   customFields: customFields.allow(null),
 });
 
-export interface TaskFilters extends PageParams<TaskSortField> {
-  projectId?: string;
-  status?: TaskStatus[];
-  priority?: Priority[];
-  /** Member ids; `none` for unassigned tasks. */
-  assigneeId?: string[];
-  dueBefore?: string;
-  dueAfter?: string;
-  updatedSince?: string;
-  createdSince?: string;
-  q?: string;
-}
+/** The filters of GET /tasks are the data layer's (`TaskFilter`), with a page's parameters. */
+export interface TaskFilters extends PageParams<TaskSortField>, TaskFilter {}
 
 export const listTasksQuery = Joi.object<TaskFilters>({
   projectId: fields.ref(),

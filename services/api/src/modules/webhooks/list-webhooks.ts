@@ -14,8 +14,5 @@ export const listWebhooks = defineRoute({
   query: listWebhooksQuery,
   status: 200,
   response: pageOf(webhookRecordSchema),
-  handler: async (request) => {
-    const { tenant, deps } = request;
-    return paginate(request, { order: webhookOrder, ...deps.data(tenant).webhooks.list(), toRecord: toWebhookRecord });
-  },
+  handler: async (request) => paginate(request, { order: webhookOrder, ...request.deps.data(request.tenant).webhooks.list(), toRecord: toWebhookRecord }),
 });
