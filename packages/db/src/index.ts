@@ -1,6 +1,8 @@
 export { createDatabase, createDb, lockScopedRow, queryOnPool, type Database, type Db, type LockableTable, type SqlPool, type Tx } from './client';
 export { claimDueDeliveries, recordAttempts, type AttemptRecord, type ClaimedDelivery } from './statements/deliveries';
 export { fanOutEvents, undispatchedEvents, type EventToDispatch, type NewDelivery } from './statements/outbox-events';
+export { adminEmails, membershipsOfEmail, revokeInvitationsOfMember, revokeInvitationsTo, type MembershipOfEmail } from './statements/people';
+export { claimDisableNotice, disabledWebhooks, type DisabledWebhook, type DisableNotice } from './statements/webhook-notices';
 export { insertTaskWithEvent, type OutboxInsert } from './statements/tasks';
 export { newId, ID_PREFIXES, type IdKind } from './ids';
 export { scoped, type Scope } from './scope';

@@ -2,6 +2,7 @@ import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import type { ApiConfig, Logger } from '@worktrack/config';
 import { createDatabase, resealWebhookSecrets, SecretBox, type Db } from '@worktrack/db';
+import { createMailer } from '@worktrack/mail';
 import { createMetricsRegistry, registerBacklogGauges } from '@worktrack/metrics';
 import { createRedisConnection, JobScheduler } from '@worktrack/queue';
 import { createObjectStore } from '@worktrack/storage';
@@ -50,6 +51,7 @@ export async function startApi(config: ApiConfig, logger: Logger): Promise<Runni
   });
 
   const secrets = new SecretBox(config.secretsKeys);
+  const mailer = createMailer(config.mail, logger);
 
   let draining = false;
   const app = createApp({
@@ -62,6 +64,7 @@ export async function startApi(config: ApiConfig, logger: Logger): Promise<Runni
     keyCache,
     keyRevocations,
     logger,
+    mailer,
     secrets,
     store,
     metrics,
@@ -87,6 +90,7 @@ export async function startApi(config: ApiConfig, logger: Logger): Promise<Runni
       producer.disconnect();
       subscriber.disconnect();
       await resealing;
+      mailer.close();
       await database.close();
     },
   };

@@ -2,6 +2,7 @@ import type { AddressInfo } from 'node:net';
 import type { Logger, WorkerConfig } from '@worktrack/config';
 import { createDatabase, SecretBox } from '@worktrack/db';
 import { createMetricsRegistry, registerBacklogGauges } from '@worktrack/metrics';
+import { createMailer } from '@worktrack/mail';
 import { createRedisConnection, JobScheduler } from '@worktrack/queue';
 import { WebhookDeliverer } from '@worktrack/webhooks';
 import { DeliveryMetrics } from './delivery-metrics';
@@ -35,6 +36,8 @@ export async function startWorker(config: WorkerConfig, logger: Logger): Promise
   const jobs = new JobScheduler(producer, config.redisPrefix, (err) => logger.warn({ err }, 'queue unavailable'));
   const deliverer = new WebhookDeliverer({ timeoutMs: config.timeoutMs, allowedHosts: config.webhookAllowedHosts, maxResponseBytes: RESPONSE_BODY_BYTES });
 
+  const mailer = createMailer(config.mail, logger);
+
   const metrics = createMetricsRegistry();
   const queues = [jobs.events, jobs.deliveries];
   registerBacklogGauges(metrics, {
@@ -43,7 +46,17 @@ export async function startWorker(config: WorkerConfig, logger: Logger): Promise
   });
 
   const runtime = startWorkerRuntime(
-    { db, sql: database.pool, jobs, deliverer, logger, metrics: new DeliveryMetrics(metrics), secrets: new SecretBox(config.secretsKeys) },
+    {
+      db,
+      sql: database.pool,
+      jobs,
+      deliverer,
+      logger,
+      metrics: new DeliveryMetrics(metrics),
+      secrets: new SecretBox(config.secretsKeys),
+      mailer,
+      publicBaseUrl: config.publicBaseUrl,
+    },
     {
       connection,
       prefix: config.redisPrefix,
@@ -68,6 +81,7 @@ export async function startWorker(config: WorkerConfig, logger: Logger): Promise
       draining = true;
       await runtime.close();
       await Promise.all([jobs.close(), deliverer.close()]);
+      mailer.close();
       // Only now, so that a closed health port means no job is running any more.
       health.close();
       connection.disconnect();

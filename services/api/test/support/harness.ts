@@ -1,7 +1,10 @@
 import { randomUUID } from 'node:crypto';
+import os from 'node:os';
+import path from 'node:path';
 import request from 'supertest';
 import type { Express } from 'express';
 import { createLogger, loadApiConfig, type Logger } from '@worktrack/config';
+import { createMailer } from '@worktrack/mail';
 import { createMetricsRegistry } from '@worktrack/metrics';
 import { createDatabase, newId, SecretBox, type Db, type Mode, type Plan, type Role } from '@worktrack/db';
 import { createRedisConnection, JobScheduler } from '@worktrack/queue';
@@ -33,7 +36,13 @@ export function createHarness(
   overrides: NodeJS.ProcessEnv = {},
   { logger = createLogger('silent', 'test'), keyCacheLifetimeMs = KEY_CACHE_LIFETIME_MS }: { logger?: Logger; keyCacheLifetimeMs?: number } = {},
 ): Harness {
-  const config = loadApiConfig({ ...process.env, REDIS_PREFIX: `wt-test-${randomUUID().slice(0, 8)}`, ...overrides });
+  // No SMTP_URL unless a test gives one: mails go to files, out of the working tree.
+  const config = loadApiConfig({
+    ...process.env,
+    REDIS_PREFIX: `wt-test-${randomUUID().slice(0, 8)}`,
+    MAIL_DIR: path.join(os.tmpdir(), 'worktrack-test-mail'),
+    ...overrides,
+  });
   const database = createDatabase(config.databaseUrl, { poolSize: 5 });
   const { db } = database;
   const redis = createRedisConnection(config.redisUrl, 'producer', 'test-api');
@@ -54,6 +63,7 @@ export function createHarness(
     keyCache,
     keyRevocations,
     logger,
+    mailer: createMailer(config.mail, logger),
     secrets: new SecretBox(config.secretsKeys),
     store,
     metrics: createMetricsRegistry(),
@@ -67,6 +77,7 @@ export function createHarness(
       publisher.flush();
       await jobs.close();
       store.close();
+      deps.mailer.close();
       redis.disconnect();
       producer.disconnect();
       subscriber.disconnect();
