@@ -1,7 +1,16 @@
 export { createDatabase, createDb, lockScopedRow, queryOnPool, type Database, type Db, type LockableTable, type SqlPool, type Tx } from './client';
+export { deliveryLogWhere, lastAttemptOfDelivery, type DeliveryLogFilters } from './statements/delivery-log';
 export { claimDueDeliveries, recordAttempts, type AttemptRecord, type ClaimedDelivery } from './statements/deliveries';
 export { fanOutEvents, undispatchedEvents, type EventToDispatch, type NewDelivery } from './statements/outbox-events';
-export { adminEmails, membershipsOfEmail, revokeInvitationsOfMember, revokeInvitationsTo, type MembershipOfEmail } from './statements/people';
+export {
+  adminEmails,
+  membershipsOfEmail,
+  pendingInvitationByTokenHash,
+  revokeInvitationsOfMember,
+  revokeInvitationsTo,
+  type InvitationPreview,
+  type MembershipOfEmail,
+} from './statements/people';
 export { claimDisableNotice, disabledWebhooks, type DisabledWebhook, type DisableNotice } from './statements/webhook-notices';
 export { insertTaskWithEvent, type OutboxInsert } from './statements/tasks';
 export { newId, ID_PREFIXES, type IdKind } from './ids';

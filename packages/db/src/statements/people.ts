@@ -45,3 +45,25 @@ export async function revokeInvitationsOfMember(tx: Tx, organizationId: string, 
   });
   return count;
 }
+
+export interface InvitationPreview {
+  email: string;
+  role: string;
+  organizationName: string;
+  invitedBy: string;
+  expiresAt: Date;
+}
+
+/** What an invitation's accept page shows, while it can still be accepted; null otherwise. */
+export async function pendingInvitationByTokenHash(db: Db, tokenHash: string): Promise<InvitationPreview | null> {
+  const invitation = await db.invitation.findUnique({ where: { tokenHash }, include: { organization: { select: { name: true } } } });
+  if (invitation?.status !== 'pending' || invitation.expiresAt <= new Date()) return null;
+  const inviter = await db.user.findUnique({ where: { id: invitation.invitedById }, select: { email: true, name: true } });
+  return {
+    email: invitation.email,
+    role: invitation.role,
+    organizationName: invitation.organization.name,
+    invitedBy: inviter?.name ?? inviter?.email ?? 'An admin',
+    expiresAt: invitation.expiresAt,
+  };
+}

@@ -1,6 +1,8 @@
 import type { Request, Response } from 'express';
 import type { AppDeps } from '../deps';
 import type { Tenant } from '../http/auth';
+import type { DisabledWebhook } from '@worktrack/db';
+import type { Flash } from './flash';
 import type { Caller } from './operation';
 import type { DashboardSession } from './session';
 
@@ -9,6 +11,10 @@ export interface DashboardContext {
   session: DashboardSession;
   tenant: Tenant;
   csrfToken: string;
+  /** What the action before the redirect left to show once (pages read it through their PageContext). */
+  flash?: Flash | undefined;
+  /** Subscriptions disabled by failed deliveries: a banner on every page until re-enabled or deleted. */
+  disabledWebhooks: DisabledWebhook[];
 }
 
 declare global {

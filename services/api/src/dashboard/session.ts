@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { newId, type Db, type Mode, type Plan, type Role } from '@worktrack/db';
+import { newId, type Db, type Mode, type Plan, type Role, type Tx } from '@worktrack/db';
 import type { Tenant } from '../http/auth';
 import { effectivePermissions } from '../http/permissions';
 import { hashDashboardToken } from '../modules/dashboard-links/issue-dashboard-link';
@@ -26,7 +26,7 @@ export interface DashboardSession {
  * live mode. Returns the cookie's token, or null for an unknown, used or expired link, or one
  * whose user has left the organization.
  */
-export async function openSession(db: Db, linkToken: string): Promise<{ token: string; expiresAt: Date } | null> {
+export async function openSession(db: Db, linkToken: string): Promise<OpenedSession | null> {
   return db.$transaction(async (tx) => {
     const now = new Date();
     const [link] = await tx.dashboardLink.updateManyAndReturn({
@@ -36,20 +36,30 @@ export async function openSession(db: Db, linkToken: string): Promise<{ token: s
     if (!link) return null;
     const membership = await tx.membership.findUnique({ where: { organizationId_userId: { organizationId: link.organizationId, userId: link.userId } } });
     if (!membership) return null;
-    const token = randomBytes(32).toString('base64url');
-    const expiresAt = new Date(now.getTime() + SESSION_TTL_MS);
-    await tx.dashboardSession.create({
-      data: {
-        id: newId('dashboardSession'),
-        organizationId: link.organizationId,
-        userId: link.userId,
-        tokenHash: hashDashboardToken(token),
-        csrfSecret: randomBytes(32).toString('base64url'),
-        expiresAt,
-      },
-    });
-    return { token, expiresAt };
+    return createSession(tx, link);
   });
+}
+
+export interface OpenedSession {
+  token: string;
+  expiresAt: Date;
+}
+
+/** A new session of a member, in live mode: the cookie's token (only its hash is stored). */
+export async function createSession(tx: Tx, member: { organizationId: string; userId: string }): Promise<OpenedSession> {
+  const token = randomBytes(32).toString('base64url');
+  const expiresAt = new Date(Date.now() + SESSION_TTL_MS);
+  await tx.dashboardSession.create({
+    data: {
+      id: newId('dashboardSession'),
+      organizationId: member.organizationId,
+      userId: member.userId,
+      tokenHash: hashDashboardToken(token),
+      csrfSecret: randomBytes(32).toString('base64url'),
+      expiresAt,
+    },
+  });
+  return { token, expiresAt };
 }
 
 /**

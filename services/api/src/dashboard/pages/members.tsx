@@ -3,7 +3,7 @@ import { Role } from '@worktrack/db';
 import type { MemberRecord } from '@worktrack/events';
 import type { Envelope } from '../../http/pagination';
 import type { InvitationRecord } from '../../modules/members/invitation-record';
-import { inviteMember } from '../../modules/members/invite-member';
+import { acceptUrl, inviteMember } from '../../modules/members/invite-member';
 import { listInvitations } from '../../modules/members/list-invitations';
 import { listMembers } from '../../modules/members/list-members';
 import { removeMember } from '../../modules/members/remove-member';
@@ -11,11 +11,13 @@ import { revokeInvitation } from '../../modules/members/revoke-invitation';
 import { updateMember } from '../../modules/members/update-member';
 import { callerOf, requireDashboard } from '../context';
 import { formOf, queryOf, text, type Form } from '../form';
+import { redirectWithFlash } from '../flash';
 import { redirectDone } from '../notices';
+import { rowAction } from '../row-action';
 import { callOperation } from '../operation';
 import { problemOf, type Problem } from '../problem';
 import type { DashboardApp } from '../dashboard-app';
-import { ActionButton, Badge, optionsOf, Pager, PostForm, ProblemSummary, SelectField, ShownOnce, TextField, Time } from '../views/components';
+import { ActionButton, Badge, optionsOf, Pager, PostForm, ProblemSummary, RowProblem, Scroll, SelectField, TextField, Time } from '../views/components';
 import { useCan, usePage } from '../views/page-context';
 import { renderPage } from '../views/render';
 
@@ -27,6 +29,7 @@ function MemberTable({ members }: { members: Envelope<MemberRecord> }) {
   const { session } = usePage();
   return (
     <>
+      <Scroll label="Members">
       <table>
         <caption>Members</caption>
         <thead>
@@ -44,6 +47,7 @@ function MemberTable({ members }: { members: Envelope<MemberRecord> }) {
                 {member.name ?? member.email}
                 {member.name && <div class="muted">{member.email}</div>}
                 {member.id === session.userId && <span class="tag">you</span>}
+                <RowProblem row={member.id} />
               </th>
               <td>
                 {can('members:write') ? (
@@ -84,6 +88,7 @@ function MemberTable({ members }: { members: Envelope<MemberRecord> }) {
           ))}
         </tbody>
       </table>
+      </Scroll>
       <Pager path={PATH} query={{}} pagination={members.pagination} />
     </>
   );
@@ -93,6 +98,7 @@ function Invitations({ invitations }: { invitations: Envelope<InvitationRecord> 
   const can = useCan();
   if (invitations.data.length === 0) return <p>No pending invitations.</p>;
   return (
+    <Scroll label="Pending invitations">
     <table>
       <caption>Pending invitations</caption>
       <thead>
@@ -106,7 +112,10 @@ function Invitations({ invitations }: { invitations: Envelope<InvitationRecord> 
       <tbody>
         {invitations.data.map((invitation) => (
           <tr>
-            <th scope="row">{invitation.email}</th>
+            <th scope="row">
+              {invitation.email}
+              <RowProblem row={invitation.id} />
+            </th>
             <td>
               <Badge value={invitation.role} />
             </td>
@@ -127,6 +136,7 @@ function Invitations({ invitations }: { invitations: Envelope<InvitationRecord> 
         ))}
       </tbody>
     </table>
+    </Scroll>
   );
 }
 
@@ -147,7 +157,7 @@ export function memberPages(router: Router, { deps, assets }: DashboardApp): voi
   async function show(
     req: Request,
     res: Response,
-    extra: { status?: number; values?: Form; problem?: Problem; invited?: { email: string; token: string } } = {},
+    extra: { status?: number; values?: Form; problem?: Problem } = {},
   ) {
     const caller = callerOf(req, res, deps);
     const [members, invitations] = await Promise.all([
@@ -161,8 +171,6 @@ export function memberPages(router: Router, { deps, assets }: DashboardApp): voi
       status: extra.status ?? 200,
       body: (
         <>
-          {extra.invited && <ShownOnce id="invitation-token" label={`Invitation token for ${extra.invited.email}`} value={extra.invited.token} />}
-          {extra.invited && <p class="hint">They accept it with POST /v1/invitations/accept {'{"token", "name"}'} within 7 days, and get their first key.</p>}
           <div class="split">
             <section>
               <MemberTable members={members} />
@@ -181,25 +189,42 @@ export function memberPages(router: Router, { deps, assets }: DashboardApp): voi
     const values = formOf(req);
     try {
       const invitation = await callOperation(inviteMember, callerOf(req, res, deps), { body: { email: text(values, 'email'), role: text(values, 'role') } });
-      await show(req, res, { status: 201, invited: { email: invitation.email, token: invitation.token } });
+      await redirectWithFlash(req, res, deps, `${PATH}?done=invitation-sent`, {
+        kind: 'shown-once',
+        label: `Invitation link for ${invitation.email}`,
+        value: acceptUrl(deps.config.publicBaseUrl, invitation.token),
+        note: 'It was mailed to them. Should the mail not arrive, pass this link on yourself: it is shown this once, works once, within 7 days.',
+      });
     } catch (err) {
       const problem = problemOf(err);
       await show(req, res, { status: problem.status, values, problem });
     }
   });
 
-  router.post('/members/invitations/:invitationId/revoke', async (req, res) => {
-    await callOperation(revokeInvitation, callerOf(req, res, deps), { params: req.params });
-    redirectDone(res, PATH, 'invitation-revoked');
-  });
+  const invitationRow = (req: Request) => String(req.params.invitationId);
+  const memberRow = (req: Request) => String(req.params.userId);
 
-  router.post('/members/:userId/role', async (req, res) => {
-    await callOperation(updateMember, callerOf(req, res, deps), { params: req.params, body: { role: text(formOf(req), 'role') } });
-    redirectDone(res, PATH, 'member-updated');
-  });
+  router.post(
+    '/members/invitations/:invitationId/revoke',
+    rowAction(deps, PATH, invitationRow, async (req, res) => {
+      await callOperation(revokeInvitation, callerOf(req, res, deps), { params: req.params });
+      redirectDone(res, PATH, 'invitation-revoked');
+    }),
+  );
 
-  router.post('/members/:userId/remove', async (req, res) => {
-    await callOperation(removeMember, callerOf(req, res, deps), { params: req.params });
-    redirectDone(res, PATH, 'member-removed');
-  });
+  router.post(
+    '/members/:userId/role',
+    rowAction(deps, PATH, memberRow, async (req, res) => {
+      await callOperation(updateMember, callerOf(req, res, deps), { params: req.params, body: { role: text(formOf(req), 'role') } });
+      redirectDone(res, PATH, 'member-updated');
+    }),
+  );
+
+  router.post(
+    '/members/:userId/remove',
+    rowAction(deps, PATH, memberRow, async (req, res) => {
+      await callOperation(removeMember, callerOf(req, res, deps), { params: req.params });
+      redirectDone(res, PATH, 'member-removed');
+    }),
+  );
 }

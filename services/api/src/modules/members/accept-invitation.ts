@@ -1,7 +1,8 @@
 import Joi from 'joi';
-import { Mode, newId } from '@worktrack/db';
+import { Mode, newId, revokeInvitationsTo, type Tx } from '@worktrack/db';
 import { events, type MemberRecord } from '@worktrack/events';
 import { commitWithEvents } from '../../commit';
+import type { AppDeps } from '../../deps';
 import { conflict, invalid } from '../../http/errors';
 import { out } from '../../http/record-fields';
 import { definePublicRoute } from '../../http/route';
@@ -44,39 +45,55 @@ export const acceptInvitation = definePublicRoute({
   path: '/invitations/accept',
   summary: 'Accept an invitation',
   description:
-    "Needs no API key: the invitation's token is the credential, valid once. Creates the user (or reuses one with that email) and the membership, emits `member.added`, and answers with the member and a first live API key, shown this once, whose rights follow the role. An invalid, expired, revoked or used token → 400, param `token`.",
+    "Needs no API key: the invitation's token is the credential, valid once. Creates the user (or reuses one with that email) and the membership, emits `member.added`, revokes any other pending invitation of the organization to that email, and answers with the member and a first live API key, shown this once, whose rights follow the role. An invalid, expired, revoked or used token → 400, param `token`.",
   tag: 'Members',
   body: acceptInvitationBody,
   errors: ['conflict'],
   status: 201,
   response: acceptedInvitationSchema,
   location: ({ member }) => `/members/${member.id}`,
-  handler: async ({ body, deps }) => {
-    const invitation = await deps.db.invitation.findUnique({ where: { tokenHash: hashInvitationToken(body.token) } });
-    if (invitation?.status !== 'pending' || invitation.expiresAt <= new Date()) {
-      throw invalid('token', 'The invitation token is invalid, expired or already used');
-    }
-    const scope = memberEventScope(invitation.organizationId);
-    return commitWithEvents(deps, scope, async (tx) => {
-      const claimed = await tx.invitation.updateMany({
-        where: { id: invitation.id, status: 'pending' },
-        data: { status: 'accepted', acceptedAt: new Date() },
-      });
-      if (claimed.count === 0) throw invalid('token', 'The invitation token is invalid, expired or already used');
-      const user = await tx.user.upsert({
-        where: { email: invitation.email },
-        create: { id: newId('user'), email: invitation.email, name: body.name },
-        update: {},
-      });
-      const already = await findMember(tx, invitation.organizationId, user.id);
-      if (already) throw conflict(`${invitation.email} is already a member`, 'token');
-      const membership = await tx.membership.create({
-        data: { organizationId: invitation.organizationId, userId: user.id, role: invitation.role },
-        include: { user: true },
-      });
-      const apiKey = await issueApiKey(tx, { ...scope, userId: user.id, name: 'First key', permissions: ['*'] });
-      const member = toMemberRecord(membership);
-      return { result: { member, apiKey: { ...apiKey.record, key: apiKey.key } }, events: [events.memberAdded(member)] };
-    });
-  },
+  handler: ({ body, deps }) =>
+    joinByInvitation(deps, body, async (tx, member, scope) => {
+      const apiKey = await issueApiKey(tx, { ...scope, userId: member.id, name: 'First key', permissions: ['*'] });
+      return { member, apiKey: { ...apiKey.record, key: apiKey.key } };
+    }),
 });
+
+/**
+ * Accepts an invitation: its token, valid once and unexpired, is the credential. Creates (or reuses)
+ * the user, the membership and `member.added`, revokes the organization's other pending invitations
+ * to that address, and runs `then` in the same transaction: the API issues a first key, the
+ * dashboard opens a session.
+ */
+export async function joinByInvitation<R>(
+  deps: AppDeps,
+  body: { token: string; name: string },
+  then: (tx: Tx, member: MemberRecord, scope: { organizationId: string; mode: 'live' }) => Promise<R>,
+): Promise<R> {
+  const invitation = await deps.db.invitation.findUnique({ where: { tokenHash: hashInvitationToken(body.token) } });
+  if (invitation?.status !== 'pending' || invitation.expiresAt <= new Date()) {
+    throw invalid('token', 'The invitation token is invalid, expired or already used');
+  }
+  const scope = memberEventScope(invitation.organizationId);
+  return commitWithEvents(deps, scope, async (tx) => {
+    const claimed = await tx.invitation.updateMany({
+      where: { id: invitation.id, status: 'pending' },
+      data: { status: 'accepted', acceptedAt: new Date() },
+    });
+    if (claimed.count === 0) throw invalid('token', 'The invitation token is invalid, expired or already used');
+    await revokeInvitationsTo(tx, invitation.organizationId, invitation.email);
+    const user = await tx.user.upsert({
+      where: { email: invitation.email },
+      create: { id: newId('user'), email: invitation.email, name: body.name },
+      update: {},
+    });
+    const already = await findMember(tx, invitation.organizationId, user.id);
+    if (already) throw conflict(`${invitation.email} is already a member`, 'token');
+    const membership = await tx.membership.create({
+      data: { organizationId: invitation.organizationId, userId: user.id, role: invitation.role },
+      include: { user: true },
+    });
+    const member = toMemberRecord(membership);
+    return { result: await then(tx, member, scope), events: [events.memberAdded(member)] };
+  });
+}

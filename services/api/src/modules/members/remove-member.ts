@@ -1,14 +1,14 @@
 import { events } from '@worktrack/events';
 import { commitWithEvents } from '../../commit';
 import { defineRoute } from '../../http/route';
-import { pendingInvitations, revocation } from './invitation-record';
+import { revokeInvitationsOfMember } from '@worktrack/db';
 import { toMemberRecord } from './member-record';
 import { memberParams } from './member-schemas';
 import { assertNotLastAdmin, lockMember, memberEventScope, memberKey } from './membership-rules';
 
 /**
  * Removes the membership and revokes the user's keys in this organization (they stop working at once),
- * the invitations they sent that are still pending, and their dashboard sessions and sign-in links.
+ * the pending invitations addressed to them or sent by them, and their dashboard sessions and sign-in links.
  */
 export const removeMember = defineRoute({
   operationId: 'removeMember',
@@ -16,7 +16,7 @@ export const removeMember = defineRoute({
   path: '/members/:userId',
   summary: 'Remove a member',
   description:
-    "Emits `member.removed`. The member's API keys in this organization stop working at once, their dashboard sessions and sign-in links end, and the invitations they sent that are still pending are revoked. The last admin cannot be removed (409). Test keys never manage members.",
+    "Emits `member.removed`. The member's API keys in this organization stop working at once, their dashboard sessions and sign-in links end, and the pending invitations addressed to them or sent by them are revoked (a leftover token cannot bring them back). The last admin cannot be removed (409). Test keys never manage members.",
   tag: 'Members',
   permission: 'members:write',
   params: memberParams,
@@ -33,7 +33,7 @@ export const removeMember = defineRoute({
         where: { organizationId: tenant.organizationId, userId: params.userId, revokedAt: null },
         data: { revokedAt: new Date() },
       });
-      await tx.invitation.updateMany({ where: { ...pendingInvitations(tenant.organizationId), invitedById: params.userId }, data: revocation() });
+      await revokeInvitationsOfMember(tx, tenant.organizationId, { userId: params.userId, email: existing.user.email });
       await tx.dashboardSession.deleteMany({ where: { organizationId: tenant.organizationId, userId: params.userId } });
       await tx.dashboardLink.deleteMany({ where: { organizationId: tenant.organizationId, userId: params.userId } });
       return { result: undefined, events: [events.memberRemoved(toMemberRecord(existing))] };

@@ -1,3 +1,4 @@
+import { deliveryLogWhere, lastAttemptOfDelivery } from '@worktrack/db';
 import { prismaWindow } from '../../http/keyset';
 import { pageOf, paginate } from '../../http/pagination';
 import { defineRoute } from '../../http/route';
@@ -9,7 +10,8 @@ export const listDeliveries = defineRoute({
   method: 'get',
   path: '/webhooks/:webhookId/deliveries',
   summary: "List a subscription's deliveries",
-  description: 'The delivery log, newest first; filters `status` and `event` combine.',
+  description:
+    'The delivery log, newest first, each with its last attempt\'s HTTP status and time. Filters combine: `status`, `event`, a creation window (`since`, `until`), and a search by `deliveryId`, `eventId` or `resourceId` (the id in the event\'s `data`).',
   tag: 'Webhooks',
   permission: 'webhooks:read',
   params: webhookParams,
@@ -19,10 +21,18 @@ export const listDeliveries = defineRoute({
   response: pageOf(deliveryRecordSchema),
   handler: async (request) => {
     const { query, resource: webhook, deps } = request;
-    const where = { webhookId: webhook.id, ...(query.status && { status: query.status }), ...(query.event && { eventType: query.event }) };
+    const where = deliveryLogWhere(webhook.id, {
+      status: query.status,
+      eventType: query.event,
+      deliveryId: query.deliveryId,
+      eventId: query.eventId,
+      resourceId: query.resourceId,
+      since: query.since === undefined ? undefined : new Date(query.since),
+      until: query.until === undefined ? undefined : new Date(query.until),
+    });
     return paginate(request, {
       order: deliveryOrder,
-      rows: (window) => deps.db.delivery.findMany(prismaWindow(where, window)),
+      rows: (window) => deps.db.delivery.findMany({ ...prismaWindow(where, window), include: lastAttemptOfDelivery }),
       total: () => deps.db.delivery.count({ where }),
       toRecord: toDeliveryRecord,
     });

@@ -1,5 +1,6 @@
 import { conflict } from '../../http/errors';
 import { defineRoute } from '../../http/route';
+import { lastAttemptOfDelivery } from '@worktrack/db';
 import { deliveryRecordSchema, loadDelivery, toDeliveryRecord, webhookResource } from './webhook-record';
 import { deliveryParams } from './webhook-schemas';
 
@@ -25,7 +26,7 @@ export const redeliver = defineRoute({
       where: { id: params.deliveryId, webhookId: webhook.id, OR: [{ lockedUntil: null }, { lockedUntil: { lt: new Date() } }] },
       data: { status: 'pending', nextAttemptAt: new Date() },
     });
-    const delivery = await loadDelivery(deps.db, tenant, webhook.id, params.deliveryId);
+    const delivery = await loadDelivery(deps.db, tenant, webhook.id, params.deliveryId, lastAttemptOfDelivery);
     if (count === 0) throw conflict('The delivery is being attempted right now', 'deliveryId');
     await deps.jobs.ensureDeliveryScheduled(delivery.id, delivery.attemptCount + 1, { now: true });
     return toDeliveryRecord(delivery);

@@ -1,0 +1,20 @@
+import { membershipsOfEmail } from '@worktrack/db';
+import { signInMail } from '@worktrack/mail';
+import type { AppDeps } from '../../deps';
+import { issueDashboardLink } from './issue-dashboard-link';
+
+/**
+ * Sign-in by email (docs/decisions.md#email-self-serve-sign-in-invitations): mails the address one
+ * one-time link per organization it is a member of, and nothing when it is none's.
+ */
+export async function mailSignInLinks(deps: Pick<AppDeps, 'db' | 'mailer' | 'config'>, email: string): Promise<void> {
+  const memberships = await membershipsOfEmail(deps.db, email);
+  if (memberships.length === 0) return;
+  const links = await Promise.all(
+    memberships.map(async (membership) => ({
+      organizationName: membership.organizationName,
+      url: (await issueDashboardLink(deps.db, membership, deps.config.publicBaseUrl)).url,
+    })),
+  );
+  await deps.mailer.send(signInMail(email, links));
+}
