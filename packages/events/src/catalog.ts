@@ -32,7 +32,7 @@ export const EVENT_DESCRIPTIONS: Record<EventType, string> = {
   'project.deleted': 'A project was deleted, with its tasks. `data` is the project as it was.',
   'member.added': 'Someone joined the organization (an invitation was accepted). `data` is the member.',
   'member.removed': 'A member was removed. `data` is the member as they were.',
-  'member.role_changed': 'A member\'s role changed. `data` is the member; `previousAttributes.role` is the role before.',
+  'member.role_changed': "A member's role changed. `data` is the member; `previousAttributes.role` is the role before.",
   'comment.created': 'A comment was added to a task. `data` is the comment.',
   'comment.updated': 'A comment was edited. `data` is the comment after the edit; `previousAttributes` holds the changed fields before it.',
   'comment.deleted': 'A comment was deleted. `data` is the comment as it was.',

@@ -24,13 +24,7 @@ export function invitationMail(invitation: { to: string; organizationName: strin
   });
 }
 
-export function webhookDisabledMail(notice: {
-  to: string;
-  organizationName: string;
-  webhookUrl: string;
-  lastResponse: string;
-  url: string;
-}): Mail {
+export function webhookDisabledMail(notice: { to: string; organizationName: string; webhookUrl: string; lastResponse: string; url: string }): Mail {
   return composeMail({
     to: notice.to,
     subject: `A webhook subscription of ${notice.organizationName} was disabled`,

@@ -6,6 +6,7 @@ import type { Request, Response } from 'express';
  */
 const NOTICES = {
   'key-revoked': 'The key was revoked; it stopped working at once.',
+  'webhook-created': 'The subscription was created. Send it a test delivery from its actions below.',
   'webhook-updated': 'The subscription was saved.',
   'webhook-enabled': 'The subscription is active again; its waiting deliveries are on their way.',
   'webhook-recovered': 'The subscription is active again; recovery started: {n} deliveries are on their way.',

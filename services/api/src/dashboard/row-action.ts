@@ -8,13 +8,18 @@ import { problemOf } from './problem';
  * the session cannot give), the refusal is shown in that row after a redirect, in people's words,
  * rather than on a page of its own.
  */
-export function rowAction(deps: AppDeps, back: string, row: (req: Request) => string, act: (req: Request, res: Response) => Promise<void>): RequestHandler {
+export function rowAction(
+  deps: AppDeps,
+  back: string | ((req: Request) => string),
+  row: (req: Request) => string,
+  act: (req: Request, res: Response) => Promise<void>,
+): RequestHandler {
   return async (req, res) => {
     try {
       await act(req, res);
     } catch (err) {
       const { message } = problemOf(err);
-      await redirectWithFlash(req, res, deps, back, { kind: 'row-problem', row: row(req), message });
+      await redirectWithFlash(req, res, deps, typeof back === 'string' ? back : back(req), { kind: 'row-problem', row: row(req), message });
     }
   };
 }

@@ -13,7 +13,20 @@ import { rowAction } from '../row-action';
 import { callOperation } from '../operation';
 import { problemOf, type Problem } from '../problem';
 import type { DashboardApp } from '../dashboard-app';
-import { ActionButton, Badge, Checkboxes, optionsOf, Pager, PostForm, ProblemSummary, RowProblem, Scroll, SelectField, TextField, Time } from '../views/components';
+import {
+  ActionButton,
+  Badge,
+  Checkboxes,
+  optionsOf,
+  Pager,
+  PostForm,
+  ProblemSummary,
+  RowProblem,
+  Scroll,
+  SelectField,
+  TextField,
+  Time,
+} from '../views/components';
 import { useCan } from '../views/page-context';
 import { renderPage } from '../views/render';
 
@@ -54,60 +67,60 @@ function KeyTable({ keys, userId }: { keys: Envelope<ApiKeyRecord>; userId: stri
   return (
     <>
       <Scroll label="API keys">
-      <table>
-        <caption>Keys of the organization, newest first</caption>
-        <thead>
-          <tr>
-            <th scope="col">Name</th>
-            <th scope="col">Prefix</th>
-            <th scope="col">Mode</th>
-            <th scope="col">Permissions</th>
-            <th scope="col">Owner</th>
-            <th scope="col">Created</th>
-            <th scope="col">Expires</th>
-            <th scope="col">State</th>
-          </tr>
-        </thead>
-        <tbody>
-          {keys.data.map((key) => (
+        <table>
+          <caption>Keys of the organization, newest first</caption>
+          <thead>
             <tr>
-              <th scope="row">
-                {key.name}
-                <RowProblem row={key.id} />
-              </th>
-              <td>
-                <code>{key.prefix}…</code>
-              </td>
-              <td>
-                <Badge value={key.mode} />
-              </td>
-              <td>{key.permissions.join(', ')}</td>
-              <td>{key.userId === userId ? 'you' : key.userId}</td>
-              <td>
-                <Time value={key.createdAt} />
-              </td>
-              <td>
-                <Time value={key.expiresAt} />
-              </td>
-              <td>
-                {key.revokedAt ? (
-                  <Badge value="revoked" />
-                ) : (
-                  can('api_keys:write') && (
-                    <ActionButton
-                      action={`${PATH}/${key.id}/revoke`}
-                      label="Revoke"
-                      name={`Revoke ${key.name}`}
-                      confirm={`Revoke the key "${key.name}"? It stops working at once.`}
-                      danger
-                    />
-                  )
-                )}
-              </td>
+              <th scope="col">Name</th>
+              <th scope="col">Prefix</th>
+              <th scope="col">Mode</th>
+              <th scope="col">Permissions</th>
+              <th scope="col">Owner</th>
+              <th scope="col">Created</th>
+              <th scope="col">Expires</th>
+              <th scope="col">State</th>
             </tr>
-          ))}
-        </tbody>
-      </table>
+          </thead>
+          <tbody>
+            {keys.data.map((key) => (
+              <tr>
+                <th scope="row">
+                  {key.name}
+                  <RowProblem row={key.id} />
+                </th>
+                <td>
+                  <code>{key.prefix}…</code>
+                </td>
+                <td>
+                  <Badge value={key.mode} />
+                </td>
+                <td>{key.permissions.join(', ')}</td>
+                <td>{key.userId === userId ? 'you' : key.userId}</td>
+                <td>
+                  <Time value={key.createdAt} />
+                </td>
+                <td>
+                  <Time value={key.expiresAt} />
+                </td>
+                <td>
+                  {key.revokedAt ? (
+                    <Badge value="revoked" />
+                  ) : (
+                    can('api_keys:write') && (
+                      <ActionButton
+                        action={`${PATH}/${key.id}/revoke`}
+                        label="Revoke"
+                        name={`Revoke ${key.name}`}
+                        confirm={`Revoke the key "${key.name}"? It stops working at once.`}
+                        danger
+                      />
+                    )
+                  )}
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
       </Scroll>
       <Pager path={PATH} query={{}} pagination={keys.pagination} />
     </>
@@ -179,10 +192,15 @@ export function apiKeyPages(router: Router, { deps, assets }: DashboardApp): voi
 
   router.post(
     '/keys/:keyId/revoke',
-    rowAction(deps, PATH, (req) => String(req.params.keyId), async (req, res) => {
-      await callOperation(revokeApiKey, callerOf(req, res, deps), { params: req.params });
-      redirectDone(res, PATH, 'key-revoked');
-    }),
+    rowAction(
+      deps,
+      PATH,
+      (req) => String(req.params.keyId),
+      async (req, res) => {
+        await callOperation(revokeApiKey, callerOf(req, res, deps), { params: req.params });
+        redirectDone(res, PATH, 'key-revoked');
+      },
+    ),
   );
 }
 

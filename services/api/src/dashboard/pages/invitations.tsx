@@ -43,8 +43,8 @@ export function invitationPages(
       status: 400,
       body: (
         <p>
-          It was already used, revoked (a newer invitation replaces an older one), or has expired. Ask an admin of the organization to invite you again,
-          or <a href={SIGN_IN_PATH}>sign in</a> if you have already joined.
+          It was already used, revoked (a newer invitation replaces an older one), or has expired. Ask an admin of the organization to invite you again, or{' '}
+          <a href={SIGN_IN_PATH}>sign in</a> if you have already joined.
         </p>
       ),
     });
@@ -70,7 +70,11 @@ export function invitationPages(
       const problem = problemOf(err);
       const invitation = problem.param === 'name' && (await pendingInvitationByTokenHash(deps.db, hashInvitationToken(token)));
       if (!invitation) return notWorking(res);
-      renderBarePage(res, assets, { title: `Join ${invitation.organizationName}`, status: 400, body: <AcceptForm token={token} invitation={invitation} name={name} problem={problem} /> });
+      renderBarePage(res, assets, {
+        title: `Join ${invitation.organizationName}`,
+        status: 400,
+        body: <AcceptForm token={token} invitation={invitation} name={name} problem={problem} />,
+      });
     }
   });
 }

@@ -30,64 +30,64 @@ function MemberTable({ members }: { members: Envelope<MemberRecord> }) {
   return (
     <>
       <Scroll label="Members">
-      <table>
-        <caption>Members</caption>
-        <thead>
-          <tr>
-            <th scope="col">Member</th>
-            <th scope="col">Role</th>
-            <th scope="col">Joined</th>
-            {can('members:write') && <th scope="col">Remove</th>}
-          </tr>
-        </thead>
-        <tbody>
-          {members.data.map((member) => (
+        <table>
+          <caption>Members</caption>
+          <thead>
             <tr>
-              <th scope="row">
-                {member.name ?? member.email}
-                {member.name && <div class="muted">{member.email}</div>}
-                {member.id === session.userId && <span class="tag">you</span>}
-                <RowProblem row={member.id} />
-              </th>
-              <td>
-                {can('members:write') ? (
-                  <PostForm action={`${PATH}/${member.id}/role`} class="inline" label={`Role of ${member.email}`}>
-                    <label class="visually-hidden" for={`role-${member.id}`}>
-                      Role of {member.email}
-                    </label>
-                    <select id={`role-${member.id}`} name="role">
-                      {ROLES.map((role) => (
-                        <option value={role.value} selected={role.value === member.role}>
-                          {role.label}
-                        </option>
-                      ))}
-                    </select>{' '}
-                    <button type="submit" class="secondary" aria-label={`Change the role of ${member.email}`}>
-                      Change
-                    </button>
-                  </PostForm>
-                ) : (
-                  <Badge value={member.role} />
-                )}
-              </td>
-              <td>
-                <Time value={member.joinedAt} />
-              </td>
-              {can('members:write') && (
-                <td>
-                  <ActionButton
-                    action={`${PATH}/${member.id}/remove`}
-                    label="Remove"
-                    name={`Remove ${member.email}`}
-                    confirm={`Remove ${member.email}? Their keys and sessions stop working at once.`}
-                    danger
-                  />
-                </td>
-              )}
+              <th scope="col">Member</th>
+              <th scope="col">Role</th>
+              <th scope="col">Joined</th>
+              {can('members:write') && <th scope="col">Remove</th>}
             </tr>
-          ))}
-        </tbody>
-      </table>
+          </thead>
+          <tbody>
+            {members.data.map((member) => (
+              <tr>
+                <th scope="row">
+                  {member.name ?? member.email}
+                  {member.name && <div class="muted">{member.email}</div>}
+                  {member.id === session.userId && <span class="tag">you</span>}
+                  <RowProblem row={member.id} />
+                </th>
+                <td>
+                  {can('members:write') ? (
+                    <PostForm action={`${PATH}/${member.id}/role`} class="inline" label={`Role of ${member.email}`}>
+                      <label class="visually-hidden" for={`role-${member.id}`}>
+                        Role of {member.email}
+                      </label>
+                      <select id={`role-${member.id}`} name="role">
+                        {ROLES.map((role) => (
+                          <option value={role.value} selected={role.value === member.role}>
+                            {role.label}
+                          </option>
+                        ))}
+                      </select>{' '}
+                      <button type="submit" class="secondary" aria-label={`Change the role of ${member.email}`}>
+                        Change
+                      </button>
+                    </PostForm>
+                  ) : (
+                    <Badge value={member.role} />
+                  )}
+                </td>
+                <td>
+                  <Time value={member.joinedAt} />
+                </td>
+                {can('members:write') && (
+                  <td>
+                    <ActionButton
+                      action={`${PATH}/${member.id}/remove`}
+                      label="Remove"
+                      name={`Remove ${member.email}`}
+                      confirm={`Remove ${member.email}? Their keys and sessions stop working at once.`}
+                      danger
+                    />
+                  </td>
+                )}
+              </tr>
+            ))}
+          </tbody>
+        </table>
       </Scroll>
       <Pager path={PATH} query={{}} pagination={members.pagination} />
     </>
@@ -99,43 +99,43 @@ function Invitations({ invitations }: { invitations: Envelope<InvitationRecord> 
   if (invitations.data.length === 0) return <p>No pending invitations.</p>;
   return (
     <Scroll label="Pending invitations">
-    <table>
-      <caption>Pending invitations</caption>
-      <thead>
-        <tr>
-          <th scope="col">Email</th>
-          <th scope="col">Role</th>
-          <th scope="col">Expires</th>
-          {can('members:write') && <th scope="col">Revoke</th>}
-        </tr>
-      </thead>
-      <tbody>
-        {invitations.data.map((invitation) => (
+      <table>
+        <caption>Pending invitations</caption>
+        <thead>
           <tr>
-            <th scope="row">
-              {invitation.email}
-              <RowProblem row={invitation.id} />
-            </th>
-            <td>
-              <Badge value={invitation.role} />
-            </td>
-            <td>
-              <Time value={invitation.expiresAt} />
-            </td>
-            {can('members:write') && (
-              <td>
-                <ActionButton
-                  action={`${PATH}/invitations/${invitation.id}/revoke`}
-                  label="Revoke"
-                  name={`Revoke the invitation of ${invitation.email}`}
-                  danger
-                />
-              </td>
-            )}
+            <th scope="col">Email</th>
+            <th scope="col">Role</th>
+            <th scope="col">Expires</th>
+            {can('members:write') && <th scope="col">Revoke</th>}
           </tr>
-        ))}
-      </tbody>
-    </table>
+        </thead>
+        <tbody>
+          {invitations.data.map((invitation) => (
+            <tr>
+              <th scope="row">
+                {invitation.email}
+                <RowProblem row={invitation.id} />
+              </th>
+              <td>
+                <Badge value={invitation.role} />
+              </td>
+              <td>
+                <Time value={invitation.expiresAt} />
+              </td>
+              {can('members:write') && (
+                <td>
+                  <ActionButton
+                    action={`${PATH}/invitations/${invitation.id}/revoke`}
+                    label="Revoke"
+                    name={`Revoke the invitation of ${invitation.email}`}
+                    danger
+                  />
+                </td>
+              )}
+            </tr>
+          ))}
+        </tbody>
+      </table>
     </Scroll>
   );
 }
@@ -154,11 +154,7 @@ function InviteForm({ values, problem }: { values: Form; problem?: Problem | und
 
 /** Members and invitations: invite, revoke, change a role, remove (members:write), else read only. */
 export function memberPages(router: Router, { deps, assets }: DashboardApp): void {
-  async function show(
-    req: Request,
-    res: Response,
-    extra: { status?: number; values?: Form; problem?: Problem } = {},
-  ) {
+  async function show(req: Request, res: Response, extra: { status?: number; values?: Form; problem?: Problem } = {}) {
     const caller = callerOf(req, res, deps);
     const [members, invitations] = await Promise.all([
       callOperation(listMembers, caller, { query: queryOf(req, ['offset']) }),

@@ -70,7 +70,8 @@ export function sessionPages(router: Router, app: DashboardApp, { secure, csrf }
   const { publicBaseUrl } = deps.config;
   const cookie = { httpOnly: true, sameSite: 'lax', secure, path: '/dashboard' } as const;
   const signIn = SIGN_IN_PATH.replace('/dashboard', '');
-  const startSession = (res: Parameters<RequestHandler>[1], opened: OpenedSession) => res.cookie(SESSION_COOKIE, opened.token, { ...cookie, maxAge: SESSION_TTL_MS });
+  const startSession = (res: Parameters<RequestHandler>[1], opened: OpenedSession) =>
+    res.cookie(SESSION_COOKIE, opened.token, { ...cookie, maxAge: SESSION_TTL_MS });
 
   router.get(signIn, async (req, res) => {
     const token = req.query.token;

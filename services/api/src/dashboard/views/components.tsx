@@ -268,9 +268,9 @@ export function RowProblem({ row }: { row: string }) {
 export function Scroll({ children, label }: { children: ComponentChildren; label: string }) {
   return (
     // biome-ignore lint/a11y/noNoninteractiveTabindex: a scrolling region must be reachable by keyboard to scroll it.
-    <div class="table-scroll" role="region" aria-label={label} tabIndex={0}>
+    <section class="table-scroll" aria-label={label} tabIndex={0}>
       {children}
-    </div>
+    </section>
   );
 }
 

@@ -20,7 +20,7 @@ const eventTypeSchema = Joi.object<EventTypeRecord, true>({
 }).id('EventType');
 
 /** Built once: the catalog is the same for everyone and never changes while the service runs. */
-const CATALOG: EventTypeRecord[] = EVENT_TYPES.map((type) => ({
+export const EVENT_CATALOG: EventTypeRecord[] = EVENT_TYPES.map((type) => ({
   type,
   description: EVENT_DESCRIPTIONS[type],
   schema: eventDataSchema(type),
@@ -33,9 +33,10 @@ export const listEventTypes = definePublicRoute({
   method: 'get',
   path: '/event-types',
   summary: 'List the event types',
-  description: "Needs no API key. The 15 event types a subscription can receive, each with what it means, the JSON Schema of its `data` and a sample delivery body.",
+  description:
+    'Needs no API key. The 15 event types a subscription can receive, each with what it means, the JSON Schema of its `data` and a sample delivery body.',
   tag: 'Events',
   status: 200,
   response: Joi.object<{ data: EventTypeRecord[] }, true>({ data: Joi.array().items(eventTypeSchema).required() }).id('EventTypeList'),
-  handler: async () => ({ data: CATALOG }),
+  handler: async () => ({ data: EVENT_CATALOG }),
 });

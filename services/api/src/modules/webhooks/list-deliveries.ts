@@ -11,7 +11,7 @@ export const listDeliveries = defineRoute({
   path: '/webhooks/:webhookId/deliveries',
   summary: "List a subscription's deliveries",
   description:
-    'The delivery log, newest first, each with its last attempt\'s HTTP status and time. Filters combine: `status`, `event`, a creation window (`since`, `until`), and a search by `deliveryId`, `eventId` or `resourceId` (the id in the event\'s `data`).',
+    "The delivery log, newest first, each with its last attempt's HTTP status and time. Filters combine: `status`, `event`, a creation window (`since`, `until`), and a search by `deliveryId`, `eventId` or `resourceId` (the id in the event's `data`).",
   tag: 'Webhooks',
   permission: 'webhooks:read',
   params: webhookParams,

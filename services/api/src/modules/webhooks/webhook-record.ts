@@ -1,5 +1,16 @@
 import Joi from 'joi';
-import { DeliveryStatus, Prisma, scoped, WebhookStatus, type Db, type Delivery, type DeliveryAttempt, type Scope, type Tx, type Webhook } from '@worktrack/db';
+import {
+  DeliveryStatus,
+  type Prisma,
+  scoped,
+  WebhookStatus,
+  type Db,
+  type Delivery,
+  type DeliveryAttempt,
+  type Scope,
+  type Tx,
+  type Webhook,
+} from '@worktrack/db';
 import { EVENT_TYPES } from '@worktrack/events';
 import { RECORDED_RESPONSE_HEADERS } from '@worktrack/webhooks';
 import { notFound } from '../../http/errors';
@@ -183,7 +194,7 @@ const deliveryFields = {
   attemptCount: Joi.number().integer().min(0).required(),
   lastAttemptAt: out.nullableTimestamp(),
   lastResponseStatus: Joi.number().integer().allow(null).required().description("The last attempt's HTTP status; null before any attempt or when none came"),
-  lastResponseTimeMs: Joi.number().integer().min(0).allow(null).required().description("How long the last attempt took; null before any attempt"),
+  lastResponseTimeMs: Joi.number().integer().min(0).allow(null).required().description('How long the last attempt took; null before any attempt'),
   nextAttemptAt: out.nullableTimestamp().description('When the next attempt is due; null unless pending'),
   createdAt: out.timestamp(),
 };

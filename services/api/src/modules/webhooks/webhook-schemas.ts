@@ -102,7 +102,7 @@ const anId = (prefix: string) =>
 export const listDeliveriesQuery = Joi.object<PageParams<'createdAt'> & DeliveryFilters, true>({
   status: Joi.string().valid(...Object.values(DeliveryStatus)),
   event: Joi.string().valid(...EVENT_TYPES),
-  deliveryId: anId('dlv').description('The delivery with this id (a webhook body\'s `deliveryId`)'),
+  deliveryId: anId('dlv').description("The delivery with this id (a webhook body's `deliveryId`)"),
   eventId: anId('evt').description('Deliveries of this event'),
   resourceId: anId('[a-z]{3}').description("Deliveries whose event's `data.id` is this resource (a task, project, member, comment or file)"),
   since: fields.timestamp().description('Deliveries created at or after this time'),
