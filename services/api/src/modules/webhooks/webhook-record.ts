@@ -233,7 +233,7 @@ export const webhookResource = defineResource<Webhook>({
  * The one lookup of a delivery: the tenant's, of the subscription named by the path (a delivery
  * of another subscription is not found there), or a 404 naming `deliveryId`.
  */
-export async function loadDelivery<I extends Prisma.DeliveryInclude = {}>(
+export async function loadDelivery<I extends Prisma.DeliveryInclude = Record<never, never>>(
   db: Db | Tx,
   scope: Scope,
   webhookId: string,
