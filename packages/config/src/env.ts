@@ -70,7 +70,7 @@ export const commonEnv = {
   MAIL_DIR: Joi.string().default('.data/mail'),
 };
 
-/** Where mail goes (docs/decisions.md#email-self-serve-sign-in-invitations): over SMTP, or with no SMTP_URL into a folder, its links logged. */
+/** Where mail goes (docs/decisions.md#email-and-invitations): over SMTP, or with no SMTP_URL into a folder, its links logged. */
 export interface MailSettings {
   smtpUrl: string | null;
   from: string;

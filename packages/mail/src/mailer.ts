@@ -14,7 +14,7 @@ export interface Mailer {
 /**
  * Mail over SMTP (`SMTP_URL`) through nodemailer, or with no SMTP_URL each mail written to
  * `MAIL_DIR` as one `.eml` file and its links logged, so that a local start works with no mail
- * server (docs/decisions.md#email-self-serve-sign-in-invitations).
+ * server (docs/decisions.md#email-and-invitations).
  */
 export function createMailer(settings: MailSettings, logger: Logger): Mailer {
   if (settings.smtpUrl) {

@@ -4,7 +4,7 @@ import type { WorkerDeps } from '../deps';
 
 /**
  * Mails each admin of its organization that a subscription was disabled after failed deliveries,
- * once per disable (docs/decisions.md#email-self-serve-sign-in-invitations): what failed, the last
+ * once per disable (docs/decisions.md#email-and-invitations): what failed, the last
  * answer, a link to it. Best effort: the dashboard's banner says it too, until it is re-enabled.
  */
 export async function announceDisabled(deps: Pick<WorkerDeps, 'db' | 'mailer' | 'publicBaseUrl'>, webhookId: string): Promise<void> {

@@ -8,7 +8,7 @@ import { redirectDone } from '../notices';
 import { rowAction } from '../row-action';
 import { callOperation } from '../operation';
 import type { DashboardApp } from '../dashboard-app';
-import { ActionButton, Badge, RowProblem, Time } from '../views/components';
+import { ActionButton, Badge, RowProblem, Time, Pre } from '../views/components';
 import { useCan } from '../views/page-context';
 import { renderPage } from '../views/render';
 
@@ -37,13 +37,13 @@ function Attempt({ attempt }: { attempt: DeliveryAttemptRecord }) {
       {headers.length > 0 && (
         <>
           <h4>Response headers</h4>
-          <pre>{headers.map(([name, value]) => `${name}: ${value}`).join('\n')}</pre>
+          <Pre>{headers.map(([name, value]) => `${name}: ${value}`).join('\n')}</Pre>
         </>
       )}
       {attempt.responseBody !== null && (
         <>
           <h4>Response body (first 4 KiB)</h4>
-          <pre class="response-body">{attempt.responseBody === '' ? '(empty)' : attempt.responseBody}</pre>
+          <Pre class="response-body">{attempt.responseBody === '' ? '(empty)' : attempt.responseBody}</Pre>
         </>
       )}
     </article>
@@ -95,7 +95,7 @@ function DeliveryBody({ delivery, webhookPath }: { delivery: DeliveryDetail; web
       <section aria-labelledby="request-title">
         <h2 id="request-title">Request body</h2>
         <p class="hint">POSTed as application/json, signed afresh at each attempt (X-Service-Signature, webhook-signature).</p>
-        <pre>{JSON.stringify(delivery.payload, null, 2)}</pre>
+        <Pre>{JSON.stringify(delivery.payload, null, 2)}</Pre>
       </section>
     </>
   );

@@ -1,6 +1,7 @@
 import type { Router } from 'express';
 import { EVENT_CATALOG } from '../../modules/events/list-event-types';
 import type { DashboardApp } from '../dashboard-app';
+import { Pre } from '../views/components';
 import { renderPage } from '../views/render';
 
 /** The event catalog, as GET /v1/event-types has it: what each type means, the schema of its `data`, a sample body. */
@@ -34,13 +35,13 @@ export function eventTypePages(router: Router, { assets }: DashboardApp): void {
               <p>{entry.description.split('`').map((part, i) => (i % 2 === 1 ? <code>{part}</code> : part))}</p>
               <details>
                 <summary>Example body</summary>
-                <pre>{JSON.stringify(entry.example, null, 2)}</pre>
+                <Pre>{JSON.stringify(entry.example, null, 2)}</Pre>
               </details>
               <details>
                 <summary>
                   Schema of <code>data</code>
                 </summary>
-                <pre>{JSON.stringify(entry.schema, null, 2)}</pre>
+                <Pre>{JSON.stringify(entry.schema, null, 2)}</Pre>
               </details>
             </section>
           ))}

@@ -304,3 +304,13 @@ export function Pager({
     </nav>
   );
 }
+
+/** Preformatted text that may scroll (bodies, schemas): focusable, so that a keyboard can scroll it too. */
+export function Pre({ children, class: className }: { children: ComponentChildren; class?: string }) {
+  return (
+    // biome-ignore lint/a11y/noNoninteractiveTabindex: a scrolling region must be reachable by keyboard to scroll it.
+    <pre class={className} tabIndex={0}>
+      {children}
+    </pre>
+  );
+}

@@ -37,7 +37,7 @@ function ModeSwitch({ section }: { section: Section | null }) {
 }
 
 /** Every signed-in page: who and where, the sections this role may see, the mode, and the page. */
-/** Subscriptions disabled by failed deliveries, on every page until re-enabled or deleted (docs/decisions.md#email-self-serve-sign-in-invitations). */
+/** Subscriptions disabled by failed deliveries, on every page until re-enabled or deleted (docs/decisions.md#email-and-invitations). */
 function DisabledBanner({ webhooks }: { webhooks: DisabledWebhook[] }) {
   if (webhooks.length === 0) return null;
   return (

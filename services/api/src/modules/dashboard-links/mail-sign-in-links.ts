@@ -4,7 +4,7 @@ import type { AppDeps } from '../../deps';
 import { issueDashboardLink } from './issue-dashboard-link';
 
 /**
- * Sign-in by email (docs/decisions.md#email-self-serve-sign-in-invitations): mails the address one
+ * Sign-in by email (docs/decisions.md#email-and-invitations): mails the address one
  * one-time link per organization it is a member of, and nothing when it is none's.
  */
 export async function mailSignInLinks(deps: Pick<AppDeps, 'db' | 'mailer' | 'config'>, email: string): Promise<void> {

@@ -27,7 +27,7 @@ export const EVENT_CATALOG: EventTypeRecord[] = EVENT_TYPES.map((type) => ({
   example: sampleDeliveryBody(type),
 }));
 
-/** The event catalog (docs/decisions.md#email-self-serve-sign-in-invitations): public, as the OpenAPI document is. */
+/** The event catalog (docs/decisions.md#email-and-invitations): public, as the OpenAPI document is. */
 export const listEventTypes = definePublicRoute({
   operationId: 'listEventTypes',
   method: 'get',
