@@ -1,12 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Request, Response } from 'express';
 import type { AppDeps } from '../deps';
-import { requireDashboard } from './context';
-
-/** What an action leaves for the page it redirects to, shown once: a value to copy, or a row's problem. */
-export type Flash =
-  | { kind: 'shown-once'; label: string; value: string; note?: string; link?: { label: string; href: string } }
-  | { kind: 'row-problem'; row: string; message: string };
+import { requireDashboard, type Flash } from './context';
 
 /** Long enough to follow the redirect on a slow link, short enough that an unfollowed one does not linger. */
 const FLASH_TTL_SECONDS = 300;

@@ -80,9 +80,10 @@ export async function checkPage(page: Page, consoleErrors: string[], { shot }: {
     const viewport = window.innerWidth;
     // What sticks out, outside the boxes that scroll on their own: named, so a failure says where to look.
     const sticking = Array.from(document.querySelectorAll<HTMLElement>('body *'))
-      .filter((el) => el.getBoundingClientRect().right > viewport + 1 && !el.closest('.table-scroll, pre'))
+      .filter((el) => !el.closest('.table-scroll, pre, svg'))
+      .filter((el) => el.getBoundingClientRect().right > viewport + 1 || (el.scrollWidth > el.clientWidth + 1 && getComputedStyle(el).overflowX === 'visible'))
       .slice(-3)
-      .map((el) => `${el.tagName.toLowerCase()}.${el.className} (${Math.round(el.getBoundingClientRect().right)} px)`);
+      .map((el) => `${el.tagName.toLowerCase()}.${el.className} (${Math.round(el.getBoundingClientRect().right)} px, content ${el.scrollWidth} px)`);
     return { scrollWidth: document.documentElement.scrollWidth, viewport, sticking };
   });
   if (shot) await page.screenshot({ path: path.join(ARTIFACTS, `${shot}-phone.png`), fullPage: true });

@@ -17,7 +17,7 @@ import { TextField } from '../views/components';
 import { renderBarePage } from '../views/render';
 import { invitationPages } from './invitations';
 
-export const SESSION_COOKIE = 'wt_session';
+const SESSION_COOKIE = 'wt_session';
 
 const emailSchema = Joi.string().trim().lowercase().email({ tlds: false }).max(320).required();
 

@@ -2,7 +2,7 @@ import { createContext } from 'preact';
 import { useContext } from 'preact/hooks';
 import type { Permission } from '../../http/permissions';
 import type { AssetUrls } from '../assets';
-import type { Flash } from '../flash';
+import type { Flash } from '../context';
 import type { DashboardSession } from '../session';
 
 /** What any component of a signed-in page may need: whose page it is, what they may do, and the CSRF token for forms. */
