@@ -220,10 +220,13 @@ describe('the dashboard in a browser', () => {
     // The log comes before the health panel and the actions.
     expect(await page.evaluate(() => document.querySelector('.delivery-log')!.compareDocumentPosition(document.querySelector('.actions')!))).toBe(4);
     await expect(log.locator('thead').textContent()).resolves.toMatch(/HTTP.*Time/);
-    await waitFor(async () => {
-      await page.reload();
-      return (await log.locator('.http-ok').count()) >= 2 ? true : undefined;
-    });
+    await waitFor(
+      async () => {
+        await page.reload();
+        return (await log.locator('.http-ok').count()) >= 2 ? true : undefined;
+      },
+      { timeoutMs: 60_000, intervalMs: 200 },
+    );
     await expect(log.locator('td.number').first().textContent()).resolves.toMatch(/^\d+ ms$/);
 
     await page.getByLabel('Search by id').fill(project.body.id);
@@ -269,7 +272,7 @@ describe('the dashboard in a browser', () => {
 
     receiver.answer = healthy;
     await go(webhookPath);
-    await expect(page.getByLabel(/Also recover since it was disabled/).isChecked()).resolves.toBe(true);
+    await expect(page.getByLabel(/Also recover what it missed/).isChecked()).resolves.toBe(true);
     await page.getByRole('button', { name: 'Re-enable' }).click();
     await expect(page.locator('.notice').textContent()).resolves.toContain('recovery started');
     await expect(page.locator('.alert-banner').count()).resolves.toBe(0);
@@ -280,7 +283,9 @@ describe('the dashboard in a browser', () => {
     });
     expect(arrived).toBe(true);
     const webhookId = webhookPath.split('/').at(-1)!;
-    await waitFor(async () => ((await h.db.delivery.count({ where: { webhookId, status: { not: 'succeeded' } } })) === 0 ? true : undefined));
+    await waitFor(async () => ((await h.db.delivery.count({ where: { webhookId, status: { not: 'succeeded' } } })) === 0 ? true : undefined), {
+      timeoutMs: 60_000,
+    });
     await page.reload();
     await expect(page.locator('.delivery-log .badge-failed').count()).resolves.toBe(0);
     await checkPage('webhook');

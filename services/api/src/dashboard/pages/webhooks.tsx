@@ -15,7 +15,7 @@ import { callerOf } from '../context';
 import { formOf, list, numeric, optional, orNull, queryOf, text, utcTimestamp, type Form } from '../form';
 import { redirectWithFlash } from '../flash';
 import { redirectDone } from '../notices';
-import { callOperation } from '../operation';
+import { callOperation, type Caller } from '../operation';
 import { problemOf, type Problem } from '../problem';
 import type { DashboardApp } from '../dashboard-app';
 import { Badge, Pager, PostForm, ProblemSummary, Scroll } from '../views/components';
@@ -145,6 +145,20 @@ function WebhooksBody(props: {
   );
 }
 
+const RECOVERY_WINDOW_MS = 14 * 24 * 3600 * 1000;
+
+/**
+ * Where recovery since a disable starts: at the creation of the oldest delivery whose last retry
+ * failed with the disable (that delivery was made hours before it, and must be sent again too), or at
+ * the disable; never more than recovery's 14 days back.
+ */
+async function recoverySince(caller: Caller, webhookId: string, disabledAt: Date): Promise<Date> {
+  const failed = await callOperation(listDeliveries, caller, { params: { webhookId }, query: { status: 'failed', limit: 100 } });
+  const withTheDisable = failed.data.filter((delivery) => delivery.lastAttemptAt && Date.parse(delivery.lastAttemptAt) >= disabledAt.getTime() - 60_000);
+  const oldest = Math.min(disabledAt.getTime(), ...withTheDisable.map((delivery) => Date.parse(delivery.createdAt)));
+  return new Date(Math.max(oldest, Date.now() - RECOVERY_WINDOW_MS + 60_000));
+}
+
 /** Webhooks: subscriptions, each with its health, its delivery log and what can be done with it. */
 export function webhookPages(router: Router, { deps, assets }: DashboardApp): void {
   async function showList(req: Request, res: Response, extra: { status?: number; values?: Form; problem?: Problem } = {}) {
@@ -258,7 +272,8 @@ export function webhookPages(router: Router, { deps, assets }: DashboardApp): vo
     const path = `${PATH}/${req.params.webhookId}`;
     // Re-enabling offers to recover since the disable: what failed meanwhile and what was never sent.
     if (status === 'active' && text(form, 'recover') === 'since-disabled' && before.disabledAt) {
-      const { recovered } = await callOperation(recover, caller, { params: req.params, body: { since: before.disabledAt } });
+      const since = await recoverySince(caller, before.id, new Date(before.disabledAt));
+      const { recovered } = await callOperation(recover, caller, { params: req.params, body: { since: since.toISOString() } });
       redirectDone(res, path, 'webhook-recovered', recovered);
       return;
     }

@@ -186,9 +186,8 @@ export function ReenableForm({ webhook }: { webhook: WebhookRecord }) {
       <input type="hidden" name="status" value="active" />
       {webhook.disabledAt && (
         <label class="checkbox">
-          <input type="checkbox" name="recover" value="since-disabled" checked /> Also recover since it was disabled (
-          <Time value={webhook.disabledAt} />
-          ): resend what failed and send the events it missed
+          <input type="checkbox" name="recover" value="since-disabled" checked /> Also recover what it missed: resend the deliveries that failed and send the
+          events since it was disabled (<Time value={webhook.disabledAt} />)
         </label>
       )}
       <button type="submit">Re-enable</button>
