@@ -34,7 +34,7 @@ export const listDeliveries = defineRoute({
       order: deliveryOrder,
       rows: (window) => deps.db.delivery.findMany({ ...prismaWindow(where, window), include: lastAttemptOfDelivery }),
       total: () => deps.db.delivery.count({ where }),
-      toRecord: toDeliveryRecord,
+      toRecord: (delivery) => toDeliveryRecord(delivery),
     });
   },
 });
