@@ -15,7 +15,6 @@ export interface S3Settings {
 export interface ApiConfig extends CommonSettings {
   host: string;
   port: number;
-  publicBaseUrl: string;
   maxUploadBytes: number;
   /** Unknown API keys one client address may present per minute before it gets 429s. */
   authFailuresPerMinute: number;
@@ -42,7 +41,6 @@ export const apiEnvSchema = Joi.object({
   ...commonEnv,
   HOST: Joi.string().default('127.0.0.1'),
   PORT: Joi.number().port().default(3000),
-  PUBLIC_BASE_URL: Joi.string().uri().default('http://127.0.0.1:3000'),
   MAX_UPLOAD_BYTES: Joi.number().integer().min(1).default(26_214_400),
   AUTH_FAILURES_PER_MINUTE: Joi.number().integer().min(1).default(100),
   DRAIN_DELAY_MS: Joi.number().integer().min(0).default(0),
@@ -70,7 +68,6 @@ export function loadApiConfig(env: NodeJS.ProcessEnv = process.env): ApiConfig {
     ...commonSettings(e),
     host: e.HOST,
     port: e.PORT,
-    publicBaseUrl: e.PUBLIC_BASE_URL,
     maxUploadBytes: e.MAX_UPLOAD_BYTES,
     authFailuresPerMinute: e.AUTH_FAILURES_PER_MINUTE,
     trustProxy: e.TRUST_PROXY,

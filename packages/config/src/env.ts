@@ -66,7 +66,20 @@ export const commonEnv = {
   LOG_LEVEL: Joi.string().valid('fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent').default('info'),
   LOG_FORMAT: Joi.string().valid('json', 'pretty').default('json'),
   WEBHOOK_ALLOWED_HOSTS: csv,
+  PUBLIC_BASE_URL: Joi.string().uri().default('http://127.0.0.1:3000'),
+  SMTP_URL: Joi.string()
+    .empty('')
+    .uri({ scheme: ['smtp', 'smtps'] }),
+  MAIL_FROM: Joi.string().default('worktrack <no-reply@localhost>'),
+  MAIL_DIR: Joi.string().default('.data/mail'),
 };
+
+/** Where mail goes (docs/decisions.md#email-and-invitations): over SMTP, or with no SMTP_URL into a folder, its links logged. */
+export interface MailSettings {
+  smtpUrl: string | null;
+  from: string;
+  directory: string;
+}
 
 export interface CommonSettings extends RedisSettings {
   databaseUrl: string;
@@ -75,6 +88,9 @@ export interface CommonSettings extends RedisSettings {
   logLevel: string;
   logFormat: LogFormat;
   webhookAllowedHosts: string[];
+  /** The address people reach the API and its dashboard at: links in mails and sign-in links name it. */
+  publicBaseUrl: string;
+  mail: MailSettings;
   /**
    * Keys of the secrets sealed at rest (webhook signing secrets): the first seals, every one opens
    * what it sealed. SECRETS_KEY, then SECRETS_KEY_PREVIOUS, then (outside production) the
@@ -97,6 +113,8 @@ export function commonSettings(e: Record<string, any>): CommonSettings {
     logLevel: e.LOG_LEVEL,
     logFormat: e.LOG_FORMAT,
     webhookAllowedHosts: splitList(e.WEBHOOK_ALLOWED_HOSTS),
+    publicBaseUrl: e.PUBLIC_BASE_URL.replace(/\/+$/, ''),
+    mail: { smtpUrl: e.SMTP_URL ?? null, from: e.MAIL_FROM, directory: e.MAIL_DIR },
     ...secretsKeys(e),
   };
 }

@@ -1,4 +1,4 @@
-export { DERIVED_SECRETS_KEY_WARNING, loadDotEnv } from './env';
+export { DERIVED_SECRETS_KEY_WARNING, loadDotEnv, type MailSettings } from './env';
 export { apiEnvSchema, loadApiConfig, type ApiConfig, type S3Settings } from './api-config';
 export { loadWorkerConfig, workerEnvSchema, type WorkerConfig } from './worker-config';
 export { createLogger, type LogFormat, type Logger } from './logger';

@@ -5,9 +5,10 @@ export type { LockableTable } from './data/connection';
 export { pageSql, type PageWindow, type RowSource } from './data/listing';
 export { TASK_SORT_KEYS, taskConditions, type TaskFilter, type TaskSortField } from './data/tasks';
 export { PROJECT_SORT_KEYS, type ProjectSortField } from './data/projects';
-export type { DeliveryToInsert, MissedEvent } from './data/deliveries';
+export type { DeliveryLogFilters, DeliveryToInsert, MissedEvent } from './data/deliveries';
+export type { DisabledWebhook } from './data/webhooks';
 export type { EventToRecord } from './data/events';
-export type { KeyRow, NewApiKey as ApiKeyRow, SessionRow } from './data/sign-in';
+export type { InvitationPreview, KeyRow, NewApiKey as ApiKeyRow, SessionRow } from './data/sign-in';
 export {
   claimDueDeliveries,
   countDueDeliveries,

@@ -21,6 +21,25 @@ export const EVENT_TYPES = [
 
 export type EventType = (typeof EVENT_TYPES)[number];
 
+/** What each event type says happened, as the event catalog (`GET /v1/event-types`) and the dashboard show it. */
+export const EVENT_DESCRIPTIONS: Record<EventType, string> = {
+  'task.created': 'A task was created. `data` is the task.',
+  'task.updated': 'A task was changed. `data` is the task after the change; `previousAttributes` holds the changed fields before it.',
+  'task.deleted': 'A task was deleted. `data` is the task as it was.',
+  'task.completed': 'A task moved to `done` (sent beside `task.updated`). `data` is the task.',
+  'project.created': 'A project was created. `data` is the project.',
+  'project.updated': 'A project was changed. `data` is the project after the change; `previousAttributes` holds the changed fields before it.',
+  'project.deleted': 'A project was deleted, with its tasks. `data` is the project as it was.',
+  'member.added': 'Someone joined the organization (an invitation was accepted). `data` is the member.',
+  'member.removed': 'A member was removed. `data` is the member as they were.',
+  'member.role_changed': "A member's role changed. `data` is the member; `previousAttributes.role` is the role before.",
+  'comment.created': 'A comment was added to a task. `data` is the comment.',
+  'comment.updated': 'A comment was edited. `data` is the comment after the edit; `previousAttributes` holds the changed fields before it.',
+  'comment.deleted': 'A comment was deleted. `data` is the comment as it was.',
+  'file.uploaded': 'A file was attached to a task. `data` is the file record (its bytes are downloaded with the API).',
+  'file.deleted': 'A file was deleted. `data` is the file record as it was.',
+};
+
 export interface DomainEvent {
   type: EventType;
   data: object;

@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import type { ApiConfig, Logger } from '@worktrack/config';
 import type { Express } from 'express';
 import { createDatabase, resealWebhookSecrets, SecretBox, tenantData, unscopedData, type Database, type Db } from '@worktrack/db';
+import { createMailer } from '@worktrack/mail';
 import { createMetricsRegistry, registerBacklogGauges } from '@worktrack/metrics';
 import { createRedisConnection, EventPublisher, JobScheduler, queueLayout } from '@worktrack/queue';
 import { createObjectStore } from '@worktrack/storage';
@@ -49,6 +50,7 @@ export function composeApi(
   const keyCache = new KeyCache<ResolvedKey>(keyCacheLifetimeMs);
   const keyRevocations = new KeyRevocations(keyCache, redis, subscriber, config.redisPrefix, logger);
   const store = createObjectStore(config.s3);
+  const mailer = createMailer(config.mail, logger);
   const unscoped = unscopedData(database);
 
   const metrics = createMetricsRegistry();
@@ -67,6 +69,7 @@ export function composeApi(
     keyCache,
     keyRevocations,
     logger,
+    mailer,
     secrets: new SecretBox(config.secretsKeys),
     store,
     metrics,
@@ -80,6 +83,7 @@ export function composeApi(
       publisher.flush();
       await jobs.close();
       store.close();
+      mailer.close();
       redis.disconnect();
       producer.disconnect();
       subscriber.disconnect();

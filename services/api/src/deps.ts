@@ -2,6 +2,7 @@ import type { RedisClient } from '@worktrack/queue';
 import type { ApiConfig, Logger } from '@worktrack/config';
 import type { Scope, SecretBox, TenantData, UnscopedData } from '@worktrack/db';
 import type { EventPublisher, JobScheduler } from '@worktrack/queue';
+import type { Mailer } from '@worktrack/mail';
 import type { Registry } from '@worktrack/metrics';
 import type { ObjectStore } from '@worktrack/storage';
 import type { ResolvedKey } from './http/auth';
@@ -26,6 +27,8 @@ export interface AppDeps {
   /** Makes every replica forget an organization's cached keys after a revocation or membership change. */
   keyRevocations: KeyRevocations;
   logger: Logger;
+  /** Sign-in links and invitations (SMTP, or files in MAIL_DIR). */
+  mailer: Mailer;
   /** Seals and opens the secrets kept at rest (webhook signing secrets), under SECRETS_KEY. */
   secrets: SecretBox;
   /** Uploaded files' bytes (S3, MinIO or the embedded store). */

@@ -4,6 +4,7 @@ import { acceptInvitation } from './modules/members/accept-invitation';
 import { apiKeyRoutes } from './modules/api-keys/routes';
 import { commentRoutes } from './modules/comments/routes';
 import { dashboardLinkRoutes } from './modules/dashboard-links/routes';
+import { listEventTypes } from './modules/events/list-event-types';
 import { eventRoutes } from './modules/events/routes';
 import { fileRoutes } from './modules/files/routes';
 import { memberRoutes } from './modules/members/routes';
@@ -12,7 +13,7 @@ import { taskRoutes } from './modules/tasks/routes';
 import { webhookRoutes } from './modules/webhooks/routes';
 
 /** The routes under /v1 that need no API key. */
-export const publicRoutes: readonly RouteDefinition[] = [acceptInvitation];
+export const publicRoutes: readonly RouteDefinition[] = [acceptInvitation, listEventTypes];
 
 /** Every authenticated route under /v1: the app mounts it, and the security and fuzz suites derive their coverage from it. */
 export const apiRoutes: readonly RouteDefinition[] = [

@@ -246,8 +246,8 @@ describe('the webhook form', () => {
       .post('/dashboard/webhooks')
       .type('form')
       .send({ url: 'https://93.184.215.14/caps', events: '*', maxConcurrency: '4', rateLimit: '25', _csrf: token });
-    expect(res.status).toBe(201);
-    const id = /href="\/dashboard\/webhooks\/(whk_\w+)">Open it/.exec(res.text)![1]!;
+    expect(res.status).toBe(303);
+    const id = /\/dashboard\/webhooks\/(whk_\w+)/.exec(res.headers.location!)![1]!;
     expect(await record(id)).toMatchObject({ maxConcurrency: 4, rateLimit: 25 });
   });
 
@@ -256,8 +256,8 @@ describe('the webhook form', () => {
       .post('/dashboard/webhooks')
       .type('form')
       .send({ url: 'https://93.184.215.14/defaults', events: '*', maxConcurrency: '', rateLimit: '', _csrf: token });
-    expect(res.status).toBe(201);
-    const id = /href="\/dashboard\/webhooks\/(whk_\w+)">Open it/.exec(res.text)![1]!;
+    expect(res.status).toBe(303);
+    const id = /\/dashboard\/webhooks\/(whk_\w+)/.exec(res.headers.location!)![1]!;
     expect(await record(id)).toMatchObject({ maxConcurrency: 10, rateLimit: null });
   });
 

@@ -150,3 +150,37 @@ describe('recovering what a broken receiver missed', () => {
     expect(stats).toMatchObject({ attempts: 16, succeeded: 2, failed: 14 });
   }, 30_000);
 });
+
+describe('searching the delivery log', () => {
+  it('finds deliveries by delivery, event or resource id and by creation window, each with its last HTTP status and time', async () => {
+    receiver.answer = healthy;
+    const webhookId = await subscribe(['project.created', 'project.updated']);
+    const log = `/v1/webhooks/${webhookId}/deliveries`;
+    // One change at a time, each delivered before the next: the three are created in this order.
+    const delivered = (count: number) =>
+      waitFor(async () => {
+        const res = await as(h.app, org.liveKey).get(log);
+        return res.body.data.length === count && res.body.data.every((d: { status: string }) => d.status === 'succeeded') ? res.body.data : undefined;
+      });
+    const first = await newProject();
+    await delivered(1);
+    const second = await newProject();
+    await delivered(2);
+    await as(h.app, org.liveKey).patch(`/v1/projects/${first}`, { name: 'Renamed' });
+    // Newest first: the update of the first project, the second's creation, the first's creation.
+    const all = await delivered(3);
+    expect(all[0]).toMatchObject({ lastResponseStatus: 200, lastResponseTimeMs: expect.any(Number), eventId: expect.stringMatching(/^evt_/) });
+
+    const ids = async (query: string) => (await as(h.app, org.liveKey).get(`${log}?${query}`)).body.data.map((d: { id: string }) => d.id);
+    expect(await ids(`resourceId=${first}`)).toEqual([all[0].id, all[2].id]);
+    expect(await ids(`resourceId=${second}`)).toEqual([all[1].id]);
+    expect(await ids(`deliveryId=${all[1].id}`)).toEqual([all[1].id]);
+    expect(await ids(`eventId=${all[2].eventId}`)).toEqual([all[2].id]);
+    expect(await ids(`since=${encodeURIComponent(all[1].createdAt)}`)).toEqual([all[0].id, all[1].id]);
+    expect(await ids(`until=${encodeURIComponent(all[1].createdAt)}`)).toEqual([all[2].id]);
+    expect(await ids('resourceId=tsk_none')).toEqual([]);
+    const refused = await as(h.app, org.liveKey).get(`${log}?resourceId=${encodeURIComponent('"id":"x')}`);
+    expect(refused.status).toBe(400);
+    expect(refused.body.error.param).toBe('resourceId');
+  });
+});

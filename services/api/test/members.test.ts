@@ -1,4 +1,7 @@
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
 import { createHash } from 'node:crypto';
+import { simpleParser } from 'mailparser';
 import { Client } from 'pg';
 import request from 'supertest';
 import { verify } from '@octokit/webhooks-methods';
@@ -210,6 +213,36 @@ describe('POST /v1/invitations/accept', () => {
     });
     const listed = await as(h.app, org.liveKey).get('/v1/members?limit=100');
     expect(listed.body.data).toContainEqual(res.body.member);
+  });
+
+  it('keeps one pending invitation per address: inviting again revokes the earlier, accepting revokes any other', async () => {
+    const email = freshEmail();
+    const first = await invite(org, 'member', email);
+    const second = await invite(org, 'member', email);
+    expectError(await accept({ token: first.token, name: 'Old link' }), 400, 'invalid_request', 'token');
+    const pending = (await as(h.app, org.liveKey).get('/v1/members/invitations?limit=100')).body.data.filter((i: { email: string }) => i.email === email);
+    expect(pending.map((i: { id: string }) => i.id)).toEqual([second.id]);
+
+    // A leftover pair from before the rule (the API no longer makes one): accepting one revokes the other.
+    const other = await invite(org, 'member', freshEmail());
+    await h.db.invitation.update({ where: { id: other.id }, data: { email } });
+    expect((await accept({ token: second.token, name: 'Joined' })).status).toBe(201);
+    expect((await h.db.invitation.findUniqueOrThrow({ where: { id: other.id } })).status).toBe('revoked');
+    expectError(await accept({ token: other.token, name: 'Again' }), 400, 'invalid_request', 'token');
+  });
+
+  it('mails the invitee a link to the accept page (to MAIL_DIR with no SMTP_URL)', async () => {
+    const dir = h.deps.config.mail.directory;
+    const before = new Set(existsSync(dir) ? readdirSync(dir) : []);
+    const { email, token } = await invite(org);
+    const written = await Promise.all(
+      readdirSync(dir)
+        .filter((file) => !before.has(file))
+        .map((file) => simpleParser(readFileSync(path.join(dir, file)))),
+    );
+    const mail = written.find((parsed) => parsed.to && !Array.isArray(parsed.to) && parsed.to.text === email);
+    expect(mail?.text).toContain(`${h.deps.config.publicBaseUrl}/dashboard/invitations/accept?token=${token}`);
+    expect(mail?.html).toContain('Accept the invitation');
   });
 
   it('accepts a token once only', async () => {

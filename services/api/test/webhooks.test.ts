@@ -458,11 +458,14 @@ describe('GET /v1/webhooks/{id}/deliveries', () => {
     expect(res.body.data[0]).toEqual({
       id: newestFirst[0],
       webhookId: target,
+      eventId: null,
       event: 'project.created',
       status: 'pending',
       test: false,
       attemptCount: 0,
       lastAttemptAt: null,
+      lastResponseStatus: null,
+      lastResponseTimeMs: null,
       nextAttemptAt: expect.stringMatching(ISO),
       createdAt: expect.stringMatching(ISO),
     });

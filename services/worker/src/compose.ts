@@ -2,6 +2,7 @@ import type { AddressInfo } from 'node:net';
 import type { Logger, WorkerConfig } from '@worktrack/config';
 import { countDueDeliveries, createDatabase, SecretBox, unscopedData } from '@worktrack/db';
 import { createMetricsRegistry, registerBacklogGauges } from '@worktrack/metrics';
+import { createMailer } from '@worktrack/mail';
 import { createRedisConnection, JobScheduler, queueLayout } from '@worktrack/queue';
 import { WebhookDeliverer } from '@worktrack/webhooks';
 import { DeliveryMetrics } from './delivery-metrics';
@@ -39,6 +40,8 @@ export async function startWorker(config: WorkerConfig, logger: Logger): Promise
   const jobs = new JobScheduler(producer, layout, (err) => logger.warn({ err }, 'queue unavailable'));
   const deliverer = new WebhookDeliverer({ timeoutMs: config.timeoutMs, allowedHosts: config.webhookAllowedHosts, maxResponseBytes: RESPONSE_BODY_BYTES });
 
+  const mailer = createMailer(config.mail, logger);
+
   const metrics = createMetricsRegistry();
   const { queues } = jobs;
   registerBacklogGauges(metrics, {
@@ -48,7 +51,17 @@ export async function startWorker(config: WorkerConfig, logger: Logger): Promise
   });
 
   const runtime = startWorkerRuntime(
-    { data, sql: database.pool, jobs, deliverer, logger, metrics: new DeliveryMetrics(metrics), secrets: new SecretBox(config.secretsKeys) },
+    {
+      data,
+      sql: database.pool,
+      jobs,
+      deliverer,
+      logger,
+      metrics: new DeliveryMetrics(metrics),
+      secrets: new SecretBox(config.secretsKeys),
+      mailer,
+      publicBaseUrl: config.publicBaseUrl,
+    },
     {
       connection,
       layout,
@@ -74,6 +87,7 @@ export async function startWorker(config: WorkerConfig, logger: Logger): Promise
       draining = true;
       await runtime.close();
       await Promise.all([jobs.close(), deliverer.close()]);
+      mailer.close();
       // Only now, so that a closed health port means no job is running any more.
       health.close();
       connection.disconnect();

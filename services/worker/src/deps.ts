@@ -1,5 +1,6 @@
 import type { Logger } from '@worktrack/config';
 import type { SecretBox, SqlPool, UnscopedData } from '@worktrack/db';
+import type { Mailer } from '@worktrack/mail';
 import type { JobScheduler } from '@worktrack/queue';
 import type { WebhookDeliverer } from '@worktrack/webhooks';
 import type { DeliveryMetrics } from './delivery-metrics';
@@ -15,6 +16,10 @@ export interface WorkerDeps {
   metrics: DeliveryMetrics;
   /** Opens the subscriptions' signing secrets, sealed at rest under SECRETS_KEY. */
   secrets: SecretBox;
+  /** Tells admins when a subscription is disabled. */
+  mailer: Mailer;
+  /** Where the dashboard is reached: the links of mails. */
+  publicBaseUrl: string;
 }
 
 export interface DeliveryPolicy {

@@ -36,6 +36,8 @@ beforeAll(() => {
     logger: createLogger('silent', 'test'),
     metrics: new DeliveryMetrics(createMetricsRegistry()),
     secrets: h.deps.secrets,
+    mailer: h.deps.mailer,
+    publicBaseUrl: h.deps.config.publicBaseUrl,
   };
   makeAttempt = deliveryHandler(deps, policy);
   dispatchEvent = dispatchHandler(deps, fannedOut);

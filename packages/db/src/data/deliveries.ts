@@ -1,3 +1,4 @@
+import type { Prisma } from '../generated/prisma/client';
 import type { DeliveryStatus } from '../generated/prisma/enums';
 import type { Conn, TenantConn } from './connection';
 import { prismaWindow, type PageWindow } from './listing';
@@ -36,16 +37,51 @@ async function insertDeliveries(conn: Conn, scope: TenantConn['scope'], webhookI
   return inserted.map((row) => row.id);
 }
 
+export interface DeliveryLogFilters {
+  status?: DeliveryStatus | undefined;
+  eventType?: string | undefined;
+  deliveryId?: string | undefined;
+  eventId?: string | undefined;
+  /** An event's `data.id`, validated as an id (a prefix and letters and digits) by the caller. */
+  resourceId?: string | undefined;
+  since?: Date | undefined;
+  until?: Date | undefined;
+}
+
+/**
+ * The rows the (webhookId, createdAt, id) index bounds by the date range. A resource is found in the
+ * stored body, which names it as the event's `"id":"..."` (bodies are serialized once, by
+ * JSON.stringify, so the text is exact); the event's outbox row may be gone, the delivery's body never is.
+ */
+function deliveryLogWhere(webhookId: string, filters: DeliveryLogFilters): Prisma.DeliveryWhereInput {
+  return {
+    webhookId,
+    ...(filters.status && { status: filters.status }),
+    ...(filters.eventType && { eventType: filters.eventType }),
+    ...(filters.deliveryId && { id: filters.deliveryId }),
+    ...(filters.eventId && { eventId: filters.eventId }),
+    ...(filters.resourceId && { body: { contains: `"id":"${filters.resourceId}"` } }),
+    ...((filters.since || filters.until) && { createdAt: { ...(filters.since && { gte: filters.since }), ...(filters.until && { lt: filters.until }) } }),
+  };
+}
+
+/** The last attempt of a delivery: its HTTP status and time, for the log's columns. */
+const lastAttempt = {
+  attempts: { orderBy: { attemptNumber: 'desc' }, take: 1, select: { responseStatus: true, responseTimeMs: true } },
+} satisfies Prisma.DeliveryInclude;
+
 /** The tenant's deliveries, always reached through their subscription. */
 export function deliveries({ conn, scope }: TenantConn) {
   return {
-    find: (webhookId: string, id: string) => conn.delivery.findFirst({ where: { id, webhookId, ...scope } }),
+    /** A delivery of the subscription, with its last attempt. */
+    find: (webhookId: string, id: string) => conn.delivery.findFirst({ where: { id, webhookId, ...scope }, include: lastAttempt }),
     attempts: (id: string) => conn.deliveryAttempt.findMany({ where: { delivery: { id, ...scope } }, orderBy: { attemptNumber: 'asc' } }),
     insert: (webhookId: string, rows: DeliveryToInsert[]) => insertDeliveries(conn, scope, webhookId, rows),
-    list: (webhookId: string, { status, eventType }: { status?: DeliveryStatus; eventType?: string }) => {
-      const where = { webhookId, ...scope, ...(status && { status }), ...(eventType && { eventType }) };
+    /** A subscription's delivery log, filtered, newest first, each with its last attempt. */
+    list: (webhookId: string, filters: DeliveryLogFilters) => {
+      const where = { ...deliveryLogWhere(webhookId, filters), ...scope };
       return {
-        rows: (window: PageWindow<'createdAt'>) => conn.delivery.findMany(prismaWindow(where, window)),
+        rows: (window: PageWindow<'createdAt'>) => conn.delivery.findMany({ ...prismaWindow(where, window), include: lastAttempt }),
         total: () => conn.delivery.count({ where }),
       };
     },

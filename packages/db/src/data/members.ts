@@ -26,12 +26,15 @@ export function members({ conn, scope: { organizationId } }: TenantConn) {
     lockAll: () => advisoryLock(conn, `memberships:${organizationId}`),
     add: (userId: string, role: Role) => conn.membership.create({ data: { organizationId, userId, role }, include: withUser }),
     setRole: (userId: string, role: Role) => conn.membership.update({ where: key(userId), data: { role }, include: withUser }),
-    /** Removes the membership and revokes what the user holds here: keys, pending invitations sent, dashboard sessions and links. */
-    remove: async (userId: string) => {
+    /**
+     * Removes the membership and revokes what the user holds here: keys, dashboard sessions and links,
+     * and the pending invitations addressed to them or sent by them (a leftover token cannot bring them back).
+     */
+    remove: async ({ userId, email }: { userId: string; email: string }) => {
       const now = new Date();
       await conn.membership.delete({ where: key(userId) });
       await conn.apiKey.updateMany({ where: { organizationId, userId, revokedAt: null }, data: { revokedAt: now } });
-      await conn.invitation.updateMany({ where: { ...pending(organizationId), invitedById: userId }, data: { status: 'revoked', revokedAt: now } });
+      await conn.invitation.updateMany({ where: { ...open(organizationId), OR: [{ email }, { invitedById: userId }] }, data: revoked() });
       await conn.dashboardSession.deleteMany({ where: { organizationId, userId } });
       await conn.dashboardLink.deleteMany({ where: { organizationId, userId } });
     },
@@ -47,14 +50,22 @@ export function members({ conn, scope: { organizationId } }: TenantConn) {
 
 /** Invitations that can still be accepted. */
 const pending = (organizationId: string) => ({ organizationId, status: 'pending' as const, expiresAt: { gt: new Date() } });
+/** Invitations not closed yet, expired ones included: revoking those costs nothing and leaves none open. */
+const open = (organizationId: string) => ({ organizationId, status: 'pending' as const });
+const revoked = () => ({ status: 'revoked' as const, revokedAt: new Date() });
+
+/** At most one pending invitation per address and organization: revokes every open one to this address. How many. */
+const revokeInvitationsTo = async (conn: TenantConn['conn'], organizationId: string, email: string) =>
+  (await conn.invitation.updateMany({ where: { ...open(organizationId), email }, data: revoked() })).count;
 
 export function invitations({ conn, scope: { organizationId } }: TenantConn) {
   return {
     create: (invitation: { email: string; role: Role; tokenHash: string; invitedById: string; expiresAt: Date }) =>
       conn.invitation.create({ data: { id: newId('invitation'), organizationId, ...invitation } }),
     /**
-     * Accepts a pending invitation of the organization: claims it, then creates (or reuses) the user
-     * and the membership. Null when it was claimed meanwhile; `already` when the user is a member.
+     * Accepts a pending invitation of the organization: claims it, revokes the others to that address,
+     * then creates (or reuses) the user and the membership. Null when it was claimed meanwhile;
+     * `already` when the user is a member.
      */
     accept: async (invitation: { id: string; email: string; role: Role }, name: string) => {
       const claimed = await conn.invitation.updateMany({
@@ -62,14 +73,16 @@ export function invitations({ conn, scope: { organizationId } }: TenantConn) {
         data: { status: 'accepted', acceptedAt: new Date() },
       });
       if (claimed.count === 0) return null;
+      await revokeInvitationsTo(conn, organizationId, invitation.email);
       const user = await conn.user.upsert({ where: { email: invitation.email }, create: { id: newId('user'), email: invitation.email, name }, update: {} });
       if (await conn.membership.findUnique({ where: { organizationId_userId: { organizationId, userId: user.id } } })) return { already: true as const };
       const membership = await conn.membership.create({ data: { organizationId, userId: user.id, role: invitation.role }, include: withUser });
       return { already: false as const, membership };
     },
     /** Revokes a pending invitation; whether there was one. */
-    revoke: async (id: string) =>
-      (await conn.invitation.updateMany({ where: { ...pending(organizationId), id }, data: { status: 'revoked', revokedAt: new Date() } })).count > 0,
+    revoke: async (id: string) => (await conn.invitation.updateMany({ where: { ...pending(organizationId), id }, data: revoked() })).count > 0,
+    /** Revokes the open invitations to an address (a new one replaces them). How many. */
+    revokeTo: (email: string) => revokeInvitationsTo(conn, organizationId, email),
     listPending: () => {
       const where = pending(organizationId);
       return {

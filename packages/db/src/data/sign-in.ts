@@ -52,6 +52,30 @@ export function dashboardLinks(conn: Conn) {
   };
 }
 
+export interface NewSession {
+  tokenHash: string;
+  csrfSecret: string;
+  expiresAt: Date;
+}
+
+/** A member's dashboard session, in live mode, kept as the hash of its token. */
+export const insertSession = (conn: Conn, member: { organizationId: string; userId: string }, session: NewSession) =>
+  conn.dashboardSession.create({ data: { id: newId('dashboardSession'), organizationId: member.organizationId, userId: member.userId, ...session } });
+
+export interface MembershipOfEmail {
+  organizationId: string;
+  organizationName: string;
+  userId: string;
+}
+
+export interface InvitationPreview {
+  email: string;
+  role: string;
+  organizationName: string;
+  invitedBy: string;
+  expiresAt: Date;
+}
+
 /**
  * Lookups by a credential (an API key's hash, a session's or link's token hash), before any tenant
  * is known: they find the tenant.
@@ -76,7 +100,7 @@ export function signIn(conn: Conn) {
      * Consumes a sign-in link, once and before it expires, and opens a session for its member in
      * live mode. False for an unknown, used or expired link, or one whose user has left.
      */
-    openSession: (linkHash: string, session: { tokenHash: string; csrfSecret: string; expiresAt: Date }) =>
+    openSession: (linkHash: string, session: NewSession) =>
       transaction(conn, async (tx) => {
         const now = new Date();
         const [link] = await tx.dashboardLink.updateManyAndReturn({
@@ -86,7 +110,7 @@ export function signIn(conn: Conn) {
         if (!link) return false;
         const membership = await tx.membership.findUnique({ where: { organizationId_userId: { organizationId: link.organizationId, userId: link.userId } } });
         if (!membership) return false;
-        await tx.dashboardSession.create({ data: { id: newId('dashboardSession'), organizationId: link.organizationId, userId: link.userId, ...session } });
+        await insertSession(tx, link, session);
         return true;
       }),
 
@@ -107,6 +131,30 @@ export function signIn(conn: Conn) {
 
     /** An invitation by its token's hash. */
     findInvitation: (tokenHash: string) => conn.invitation.findUnique({ where: { tokenHash } }),
+
+    /** What an invitation's accept page shows, while it can still be accepted; null otherwise. */
+    pendingInvitation: async (tokenHash: string): Promise<InvitationPreview | null> => {
+      const invitation = await conn.invitation.findUnique({ where: { tokenHash }, include: { organization: { select: { name: true } } } });
+      if (invitation?.status !== 'pending' || invitation.expiresAt <= new Date()) return null;
+      const inviter = await conn.user.findUnique({ where: { id: invitation.invitedById }, select: { email: true, name: true } });
+      return {
+        email: invitation.email,
+        role: invitation.role,
+        organizationName: invitation.organization.name,
+        invitedBy: inviter?.name ?? inviter?.email ?? 'An admin',
+        expiresAt: invitation.expiresAt,
+      };
+    },
+
+    /** Every organization an address is a member of (sign-in by email mails a link for each). */
+    membershipsOfEmail: async (email: string): Promise<MembershipOfEmail[]> => {
+      const rows = await conn.membership.findMany({
+        where: { user: { email } },
+        select: { organizationId: true, userId: true, organization: { select: { name: true } } },
+        orderBy: { organizationId: 'asc' },
+      });
+      return rows.map((row) => ({ organizationId: row.organizationId, organizationName: row.organization.name, userId: row.userId }));
+    },
   };
 }
 

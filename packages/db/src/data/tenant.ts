@@ -10,7 +10,7 @@ import { apiKeys, invitations, members } from './members';
 import { projects } from './projects';
 import { tasks } from './tasks';
 import { webhooks } from './webhooks';
-import { dashboardLinks } from './sign-in';
+import { dashboardLinks, insertSession, type NewSession } from './sign-in';
 
 const TABLES = {
   tasks,
@@ -24,6 +24,10 @@ const TABLES = {
   invitations,
   apiKeys,
   dashboardLinks: (on: TenantConn) => dashboardLinks(on.conn),
+  /** A session of a member of the tenant's organization (the dashboard's invitation page signs the new member in). */
+  dashboardSessions: ({ conn, scope }: TenantConn) => ({
+    create: (userId: string, session: NewSession) => insertSession(conn, { organizationId: scope.organizationId, userId }, session),
+  }),
 };
 
 type Tables = { [K in keyof typeof TABLES]: ReturnType<(typeof TABLES)[K]> };

@@ -2,6 +2,7 @@ import type { Database } from '../client';
 import type { Plan } from '../generated/prisma/enums';
 import { newId } from '../ids';
 import type { Conn } from './connection';
+import { disableNotices } from './disable-notices';
 import { dashboardLinks, insertApiKey, signIn, type NewApiKey } from './sign-in';
 
 const PRUNE_BATCH = 5_000;
@@ -9,6 +10,7 @@ const PRUNE_BATCH = 5_000;
 function crossTenant(conn: Conn) {
   return {
     signIn: signIn(conn),
+    disableNotices: disableNotices(conn),
     dashboardLinks: dashboardLinks(conn),
     insertApiKey: (key: NewApiKey) => insertApiKey(conn, key),
 

@@ -12,6 +12,13 @@ export interface WebhookStatsRow {
   hourly: { start: string; succeeded: number; failed: number }[];
 }
 
+export interface DisabledWebhook {
+  id: string;
+  url: string;
+  description: string | null;
+  disabledAt: Date | null;
+}
+
 /** The tenant's webhook subscriptions. */
 export function webhooks({ conn, scope }: TenantConn) {
   return {
@@ -34,6 +41,14 @@ export function webhooks({ conn, scope }: TenantConn) {
       rows: (window: PageWindow<'createdAt'>) => conn.webhook.findMany(prismaWindow(scope, window)),
       total: () => conn.webhook.count({ where: scope }),
     }),
+    /** The subscriptions its last retries disabled, until re-enabled or deleted, the latest five: the dashboard's banner on every page. */
+    listDisabled: (): Promise<DisabledWebhook[]> =>
+      conn.webhook.findMany({
+        where: { ...scope, status: 'disabled', disabledReason: 'delivery_failures' },
+        select: { id: true, url: true, description: true, disabledAt: true },
+        orderBy: { disabledAt: 'desc' },
+        take: 5,
+      }),
 
     /**
      * One statement over a subscription's attempts since `since`, hour by hour up to `now`; only

@@ -261,7 +261,7 @@ export interface paths {
         };
         /**
          * List a subscription's deliveries
-         * @description The delivery log, newest first; filters `status` and `event` combine.
+         * @description The delivery log, newest first, each with its last attempt's HTTP status and time. Filters combine: `status`, `event`, a creation window (`since`, `until`), and a search by `deliveryId`, `eventId` or `resourceId` (the id in the event's `data`).
          *
          *     Needs the `webhooks:read` permission.
          */
@@ -535,7 +535,7 @@ export interface paths {
         put?: never;
         /**
          * Invite a member
-         * @description Answers with the invitation and its `token`, shown this once: valid 7 days, for one acceptance (POST /invitations/accept). Inviting an existing member → 409. A role whose rights exceed the calling key's is refused (403, param `role`). Test keys never manage members.
+         * @description Answers with the invitation and its `token`, shown this once: valid 7 days, for one acceptance (POST /invitations/accept). The invitee is also mailed a link to the dashboard's accept page. An earlier pending invitation to the same email is revoked: one address has at most one. Inviting an existing member → 409. A role whose rights exceed the calling key's is refused (403, param `role`). Test keys never manage members.
          *
          *     Needs the `members:write` permission.
          */
@@ -558,7 +558,7 @@ export interface paths {
         post?: never;
         /**
          * Remove a member
-         * @description Emits `member.removed`. The member's API keys in this organization stop working at once, their dashboard sessions and sign-in links end, and the invitations they sent that are still pending are revoked. The last admin cannot be removed (409). Test keys never manage members.
+         * @description Emits `member.removed`. The member's API keys in this organization stop working at once, their dashboard sessions and sign-in links end, and the pending invitations addressed to them or sent by them are revoked (a leftover token cannot bring them back). The last admin cannot be removed (409). Test keys never manage members.
          *
          *     Needs the `members:write` permission.
          */
@@ -711,11 +711,33 @@ export interface paths {
         put?: never;
         /**
          * Accept an invitation
-         * @description Needs no API key: the invitation's token is the credential, valid once. Creates the user (or reuses one with that email) and the membership, emits `member.added`, and answers with the member and a first live API key, shown this once, whose rights follow the role. An invalid, expired, revoked or used token → 400, param `token`.
+         * @description Needs no API key: the invitation's token is the credential, valid once. Creates the user (or reuses one with that email) and the membership, emits `member.added`, revokes any other pending invitation of the organization to that email, and answers with the member and a first live API key, shown this once, whose rights follow the role. An invalid, expired, revoked or used token → 400, param `token`.
          *
          *     Needs no API key.
          */
         post: operations["acceptInvitation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/event-types": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the event types
+         * @description Needs no API key. The 15 event types a subscription can receive, each with what it means, the JSON Schema of its `data` and a sample delivery body.
+         *
+         *     Needs no API key.
+         */
+        get: operations["listEventTypes"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -1229,6 +1251,11 @@ export interface components {
             id: string;
             /** @example whk_01JD2X5K8Y3V4M7N9P0Q1R2S3T */
             webhookId: string;
+            /**
+             * @description The event it delivers; null for test deliveries
+             * @example evt_01JD6X2ZKQ4R8T5N7M3P9W1VBC
+             */
+            eventId: string | null;
             /** @enum {string} */
             event: "task.created" | "task.updated" | "task.deleted" | "task.completed" | "project.created" | "project.updated" | "project.deleted" | "member.added" | "member.removed" | "member.role_changed" | "comment.created" | "comment.updated" | "comment.deleted" | "file.uploaded" | "file.deleted";
             /** @enum {string} */
@@ -1238,6 +1265,10 @@ export interface components {
             attemptCount: number;
             /** Format: date-time */
             lastAttemptAt: string | null;
+            /** @description The last attempt's HTTP status; null before any attempt or when none came */
+            lastResponseStatus: number | null;
+            /** @description How long the last attempt took; null before any attempt */
+            lastResponseTimeMs: number | null;
             /**
              * Format: date-time
              * @description When the next attempt is due; null unless pending
@@ -1274,6 +1305,11 @@ export interface components {
             id: string;
             /** @example whk_01JD2X5K8Y3V4M7N9P0Q1R2S3T */
             webhookId: string;
+            /**
+             * @description The event it delivers; null for test deliveries
+             * @example evt_01JD6X2ZKQ4R8T5N7M3P9W1VBC
+             */
+            eventId: string | null;
             /** @enum {string} */
             event: "task.created" | "task.updated" | "task.deleted" | "task.completed" | "project.created" | "project.updated" | "project.deleted" | "member.added" | "member.removed" | "member.role_changed" | "comment.created" | "comment.updated" | "comment.deleted" | "file.uploaded" | "file.deleted";
             /** @enum {string} */
@@ -1283,6 +1319,10 @@ export interface components {
             attemptCount: number;
             /** Format: date-time */
             lastAttemptAt: string | null;
+            /** @description The last attempt's HTTP status; null before any attempt or when none came */
+            lastResponseStatus: number | null;
+            /** @description How long the last attempt took; null before any attempt */
+            lastResponseTimeMs: number | null;
             /**
              * Format: date-time
              * @description When the next attempt is due; null unless pending
@@ -1496,6 +1536,22 @@ export interface components {
                 /** @description The API key itself, shown this once */
                 key: string;
             };
+        };
+        EventType: {
+            /** @enum {string} */
+            type: "task.created" | "task.updated" | "task.deleted" | "task.completed" | "project.created" | "project.updated" | "project.deleted" | "member.added" | "member.removed" | "member.role_changed" | "comment.created" | "comment.updated" | "comment.deleted" | "file.uploaded" | "file.deleted";
+            description: string;
+            /** @description The JSON Schema of the event's `data` */
+            schema: {
+                [key: string]: unknown;
+            };
+            /** @description A sample delivery body of this type */
+            example: {
+                [key: string]: unknown;
+            };
+        };
+        EventTypeList: {
+            data: components["schemas"]["EventType"][];
         };
         TaskChanged: {
             /** @example tsk_01JD2X5K8Y3V4M7N9P0Q1R2S3T */
@@ -5654,6 +5710,16 @@ export interface operations {
             query?: {
                 status?: "pending" | "succeeded" | "failed";
                 event?: "task.created" | "task.updated" | "task.deleted" | "task.completed" | "project.created" | "project.updated" | "project.deleted" | "member.added" | "member.removed" | "member.role_changed" | "comment.created" | "comment.updated" | "comment.deleted" | "file.uploaded" | "file.deleted";
+                /** @description The delivery with this id (a webhook body's `deliveryId`) */
+                deliveryId?: string;
+                /** @description Deliveries of this event */
+                eventId?: string;
+                /** @description Deliveries whose event's `data.id` is this resource (a task, project, member, comment or file) */
+                resourceId?: string;
+                /** @description Deliveries created at or after this time */
+                since?: string;
+                /** @description Deliveries created before this time */
+                until?: string;
                 limit?: number;
                 /** @description Records to skip, default 0. Not with `cursor`. */
                 offset?: number;
@@ -11010,6 +11076,88 @@ export interface operations {
                         error?: {
                             /** @enum {unknown} */
                             code?: "unsupported_media_type";
+                        };
+                    };
+                };
+            };
+            /** @description The request line and headers exceed 16 KB: `headers_too_large` */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "headers_too_large";
+                        };
+                    };
+                };
+            };
+            /** @description Internal error: `internal_error` */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "internal_error";
+                        };
+                    };
+                };
+            };
+            /** @description A backing service is unavailable: `unavailable` */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unavailable";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    listEventTypes: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EventTypeList"];
+                };
+            };
+            /** @description The path does not serve this method; Allow lists those it does: `method_not_allowed` */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "method_not_allowed";
                         };
                     };
                 };

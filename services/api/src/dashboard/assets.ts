@@ -12,10 +12,11 @@ function assetsDir(): string {
 export interface AssetUrls {
   css: string;
   js: string;
+  icon: string;
 }
 
 /**
- * Serves the stylesheet and the script, the only assets, from this service: URLs carry a hash of
+ * Serves the stylesheet, the script and the icon, the only assets, from this service: URLs carry a hash of
  * the content, so browsers keep them for a year and a deploy changes the URL.
  */
 export function dashboardAssets(): { router: Router; urls: AssetUrls } {
@@ -27,5 +28,5 @@ export function dashboardAssets(): { router: Router; urls: AssetUrls } {
       .slice(0, 12)}`;
   const router = express.Router();
   router.use('/assets', express.static(dir, { immutable: true, maxAge: '365d', index: false }));
-  return { router, urls: { css: versioned('dashboard.css'), js: versioned('dashboard.js') } };
+  return { router, urls: { css: versioned('dashboard.css'), js: versioned('dashboard.js'), icon: versioned('favicon.svg') } };
 }

@@ -6,8 +6,10 @@ import type { Request, Response } from 'express';
  */
 const NOTICES = {
   'key-revoked': 'The key was revoked; it stopped working at once.',
+  'webhook-created': 'The subscription was created. Send it a test delivery from its actions below.',
   'webhook-updated': 'The subscription was saved.',
   'webhook-enabled': 'The subscription is active again; its waiting deliveries are on their way.',
+  'webhook-recovered': 'The subscription is active again; recovery started: {n} deliveries are on their way.',
   'webhook-disabled': 'The subscription was disabled.',
   'webhook-deleted': 'The subscription was deleted.',
   'test-sent': 'A test delivery is on its way.',
@@ -21,6 +23,8 @@ const NOTICES = {
   'task-created': 'The task was created.',
   'task-updated': 'The task was saved.',
   'mode-switched': 'Mode switched.',
+  joined: 'Welcome: you joined the organization and are signed in.',
+  'invitation-sent': 'The invitation was mailed; it is valid 7 days.',
 } as const;
 
 export type NoticeCode = keyof typeof NOTICES;

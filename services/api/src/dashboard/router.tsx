@@ -6,6 +6,7 @@ import { dashboardAssets } from './assets';
 import type { DashboardApp } from './dashboard-app';
 import { CSRF_FIELD, csrfProtection } from './csrf';
 import { apiKeyPages } from './pages/api-keys';
+import { eventTypePages } from './pages/event-types';
 import { memberPages } from './pages/members';
 import { overviewPage } from './pages/overview';
 import { projectPages } from './pages/projects';
@@ -44,6 +45,7 @@ export function dashboardRouter(deps: AppDeps): Router {
   overviewPage(router, app);
   apiKeyPages(router, app);
   webhookPages(router, app);
+  eventTypePages(router, app);
   memberPages(router, app);
   projectPages(router, app);
   taskPages(router, app);

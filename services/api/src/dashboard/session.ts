@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { Mode, SessionRow, UnscopedData } from '@worktrack/db';
+import type { Mode, SessionRow, TenantTx, UnscopedData } from '@worktrack/db';
 import type { Tenant } from '../http/auth';
 import { effectivePermissions } from '../http/permissions';
 import { hashDashboardToken } from '../modules/dashboard-links/issue-dashboard-link';
@@ -14,15 +14,29 @@ export type DashboardSession = SessionRow;
  * live mode. Returns the cookie's token, or null for an unknown, used or expired link, or one
  * whose user has left the organization.
  */
-export async function openSession(data: UnscopedData, linkToken: string): Promise<{ token: string; expiresAt: Date } | null> {
+export async function openSession(data: UnscopedData, linkToken: string): Promise<OpenedSession | null> {
+  const { token, session } = newSession();
+  const opened = await data.signIn.openSession(hashDashboardToken(linkToken), session);
+  return opened ? { token, expiresAt: session.expiresAt } : null;
+}
+
+export interface OpenedSession {
+  token: string;
+  expiresAt: Date;
+}
+
+/** A new session's cookie token and what is stored of it (its hash). */
+function newSession() {
   const token = randomBytes(32).toString('base64url');
-  const expiresAt = new Date(Date.now() + SESSION_TTL_MS);
-  const opened = await data.signIn.openSession(hashDashboardToken(linkToken), {
-    tokenHash: hashDashboardToken(token),
-    csrfSecret: randomBytes(32).toString('base64url'),
-    expiresAt,
-  });
-  return opened ? { token, expiresAt } : null;
+  const session = { tokenHash: hashDashboardToken(token), csrfSecret: randomBytes(32).toString('base64url'), expiresAt: new Date(Date.now() + SESSION_TTL_MS) };
+  return { token, session };
+}
+
+/** A new session of a member of the tenant's organization, in live mode: the cookie's token. */
+export async function createSession(tx: TenantTx, userId: string): Promise<OpenedSession> {
+  const { token, session } = newSession();
+  await tx.dashboardSessions.create(userId, session);
+  return { token, expiresAt: session.expiresAt };
 }
 
 /** The session a cookie names, with the user's current role; an expired session, or one whose user left, is none. */

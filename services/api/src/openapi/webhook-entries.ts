@@ -55,6 +55,24 @@ const SIGNATURE_HEADERS = [
   ['webhook-signature', 'Standard Webhooks: v1,<base64 HMAC-SHA256 of "id.timestamp.body">; two during a secret rotation'],
 ] as const;
 
+/** A delivery's body as a receiver gets it, with sample values. */
+export const sampleDeliveryBody = (type: EventType) => ({
+  event: type,
+  timestamp: '2026-01-01T00:00:00.000Z',
+  webhookId: 'whk_sample',
+  deliveryId: 'dlv_sample',
+  data: sampleEvents[type].data,
+  organization: { id: 'org_sample', name: 'Acme' },
+});
+
+/** The JSON Schema of an event's `data`, standing alone: the records it refers to under its own `$defs`. */
+export function eventDataSchema(type: EventType): JsonSchema {
+  const definitions: Record<string, JsonSchema> = {};
+  const root = toJsonSchema(DATA[type], definitions);
+  const local = (schema: JsonSchema) => JSON.parse(JSON.stringify(schema).replaceAll('#/components/schemas/', '#/$defs/')) as JsonSchema;
+  return { ...local(root), $defs: local(definitions) };
+}
+
 /** `member.role_changed` → `memberRoleChanged`: the event type, as the name generated clients give its payload. */
 const operationId = (type: EventType): string => type.replace(/[._](\w)/g, (_, letter: string) => letter.toUpperCase());
 
@@ -74,14 +92,7 @@ export function webhookEntries(components: Record<string, JsonSchema>): Record<s
             content: {
               'application/json': {
                 schema: toJsonSchema(deliveryBody(type), components),
-                example: {
-                  event: type,
-                  timestamp: '2026-01-01T00:00:00.000Z',
-                  webhookId: 'whk_sample',
-                  deliveryId: 'dlv_sample',
-                  data: sampleEvents[type].data,
-                  organization: { id: 'org_sample', name: 'Acme' },
-                },
+                example: sampleDeliveryBody(type),
               },
             },
           },

@@ -1,4 +1,6 @@
 import { randomUUID } from 'node:crypto';
+import os from 'node:os';
+import path from 'node:path';
 import request from 'supertest';
 import type { Express } from 'express';
 import { createLogger, loadApiConfig, type Logger } from '@worktrack/config';
@@ -29,7 +31,13 @@ export function createHarness(
   overrides: NodeJS.ProcessEnv = {},
   { logger = createLogger('silent', 'test'), keyCacheLifetimeMs = KEY_CACHE_LIFETIME_MS }: { logger?: Logger; keyCacheLifetimeMs?: number } = {},
 ): Harness {
-  const config = loadApiConfig({ ...process.env, REDIS_PREFIX: `wt-test-${randomUUID().slice(0, 8)}`, ...overrides });
+  // No SMTP_URL unless a test gives one: mails go to files, out of the working tree.
+  const config = loadApiConfig({
+    ...process.env,
+    REDIS_PREFIX: `wt-test-${randomUUID().slice(0, 8)}`,
+    MAIL_DIR: path.join(os.tmpdir(), 'worktrack-test-mail'),
+    ...overrides,
+  });
   const { app, deps, database, close } = composeApi(config, logger, { poolSize: 5, keyCacheLifetimeMs });
   return { app, deps, db: database.db, pool: database.pool, close };
 }

@@ -2,6 +2,7 @@ import { newId, recordAttempts, webhookSecretContext, type AttemptRecord, type C
 import { buildDeliveryHeaders, type DeliveryResult } from '@worktrack/webhooks';
 import type { DeliveryPolicy, WorkerDeps } from '../deps';
 import { GroupCommit } from '../group-commit';
+import { announceDisabled } from './announce-disabled';
 import { recordedResponse } from './attempt-response';
 import { MAX_PAUSE_MS, retryAfterMs } from './back-pressure';
 import { decideAttempt } from './decide-attempt';
@@ -87,7 +88,12 @@ export function deliveryHandler(deps: WorkerDeps, policy: DeliveryPolicy): MakeA
       },
       'delivery attempt',
     );
-    if (disableWebhook) deps.logger.warn({ webhookId: delivery.webhookId, deliveryId: delivery.id }, 'subscription disabled after its last retry failed');
+    if (disableWebhook) {
+      deps.logger.warn({ webhookId: delivery.webhookId, deliveryId: delivery.id }, 'subscription disabled after its last retry failed');
+      await announceDisabled(deps, delivery.webhookId).catch((err: unknown) =>
+        deps.logger.error({ err, webhookId: delivery.webhookId }, 'the admins could not be mailed about a disabled subscription'),
+      );
+    }
     if (decision.kind === 'retry') {
       // Best effort: without the job, a worker's next claim finds the retry due all the same.
       await jobs

@@ -1,3 +1,5 @@
+import os from 'node:os';
+import path from 'node:path';
 import { createLogger, loadWorkerConfig } from '@worktrack/config';
 import { freePort, runEntry, waitForHttp } from '../../../../test/support/processes';
 import { startWorker } from '../../src/compose';
@@ -11,6 +13,8 @@ export const TEST_ENV: NodeJS.ProcessEnv = {
   WORKER_HEALTH_PORT: '0',
   WORKER_SWEEP_INTERVAL_MS: '200',
   WORKER_SWEEP_GRACE_MS: '300',
+  // No SMTP_URL: mails go to files, out of the working tree.
+  MAIL_DIR: path.join(os.tmpdir(), 'worktrack-test-mail'),
 };
 
 export interface TestWorkerOptions {

@@ -7,11 +7,26 @@ import { listApiKeys } from '../../modules/api-keys/list-api-keys';
 import { revokeApiKey } from '../../modules/api-keys/revoke-api-key';
 import { callerOf, requireDashboard } from '../context';
 import { formOf, list, optional, queryOf, text, utcTimestamp, type Form } from '../form';
+import { redirectWithFlash } from '../flash';
 import { redirectDone } from '../notices';
+import { rowAction } from '../row-action';
 import { callOperation } from '../operation';
 import { problemOf, type Problem } from '../problem';
 import type { DashboardApp } from '../dashboard-app';
-import { ActionButton, Badge, Checkboxes, optionsOf, Pager, PostForm, ProblemSummary, SelectField, ShownOnce, TextField, Time } from '../views/components';
+import {
+  ActionButton,
+  Badge,
+  Checkboxes,
+  optionsOf,
+  Pager,
+  PostForm,
+  ProblemSummary,
+  RowProblem,
+  Scroll,
+  SelectField,
+  TextField,
+  Time,
+} from '../views/components';
 import { useCan } from '../views/page-context';
 import { renderPage } from '../views/render';
 
@@ -51,57 +66,62 @@ function KeyTable({ keys, userId }: { keys: Envelope<ApiKeyRecord>; userId: stri
   const can = useCan();
   return (
     <>
-      <table>
-        <caption>Keys of the organization, newest first</caption>
-        <thead>
-          <tr>
-            <th scope="col">Name</th>
-            <th scope="col">Prefix</th>
-            <th scope="col">Mode</th>
-            <th scope="col">Permissions</th>
-            <th scope="col">Owner</th>
-            <th scope="col">Created</th>
-            <th scope="col">Expires</th>
-            <th scope="col">State</th>
-          </tr>
-        </thead>
-        <tbody>
-          {keys.data.map((key) => (
+      <Scroll label="API keys">
+        <table>
+          <caption>Keys of the organization, newest first</caption>
+          <thead>
             <tr>
-              <th scope="row">{key.name}</th>
-              <td>
-                <code>{key.prefix}…</code>
-              </td>
-              <td>
-                <Badge value={key.mode} />
-              </td>
-              <td>{key.permissions.join(', ')}</td>
-              <td>{key.userId === userId ? 'you' : key.userId}</td>
-              <td>
-                <Time value={key.createdAt} />
-              </td>
-              <td>
-                <Time value={key.expiresAt} />
-              </td>
-              <td>
-                {key.revokedAt ? (
-                  <Badge value="revoked" />
-                ) : (
-                  can('api_keys:write') && (
-                    <ActionButton
-                      action={`${PATH}/${key.id}/revoke`}
-                      label="Revoke"
-                      name={`Revoke ${key.name}`}
-                      confirm={`Revoke the key "${key.name}"? It stops working at once.`}
-                      danger
-                    />
-                  )
-                )}
-              </td>
+              <th scope="col">Name</th>
+              <th scope="col">Prefix</th>
+              <th scope="col">Mode</th>
+              <th scope="col">Permissions</th>
+              <th scope="col">Owner</th>
+              <th scope="col">Created</th>
+              <th scope="col">Expires</th>
+              <th scope="col">State</th>
             </tr>
-          ))}
-        </tbody>
-      </table>
+          </thead>
+          <tbody>
+            {keys.data.map((key) => (
+              <tr>
+                <th scope="row">
+                  {key.name}
+                  <RowProblem row={key.id} />
+                </th>
+                <td>
+                  <code>{key.prefix}…</code>
+                </td>
+                <td>
+                  <Badge value={key.mode} />
+                </td>
+                <td>{key.permissions.join(', ')}</td>
+                <td>{key.userId === userId ? 'you' : key.userId}</td>
+                <td>
+                  <Time value={key.createdAt} />
+                </td>
+                <td>
+                  <Time value={key.expiresAt} />
+                </td>
+                <td>
+                  {key.revokedAt ? (
+                    <Badge value="revoked" />
+                  ) : (
+                    can('api_keys:write') && (
+                      <ActionButton
+                        action={`${PATH}/${key.id}/revoke`}
+                        label="Revoke"
+                        name={`Revoke ${key.name}`}
+                        confirm={`Revoke the key "${key.name}"? It stops working at once.`}
+                        danger
+                      />
+                    )
+                  )}
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </Scroll>
       <Pager path={PATH} query={{}} pagination={keys.pagination} />
     </>
   );
@@ -109,7 +129,7 @@ function KeyTable({ keys, userId }: { keys: Envelope<ApiKeyRecord>; userId: stri
 
 /** API keys: create one with permissions, mode and expiry (shown once), list, revoke. */
 export function apiKeyPages(router: Router, { deps, assets }: DashboardApp): void {
-  async function show(req: Request, res: Response, extra: { status?: number; problem?: Problem; values?: Form; created?: { key: string; name: string } } = {}) {
+  async function show(req: Request, res: Response, extra: { status?: number; problem?: Problem; values?: Form } = {}) {
     const { session } = requireDashboard(req);
     const keys = await callOperation(listApiKeys, callerOf(req, res, deps), { query: queryOf(req, ['offset']) });
     renderPage(req, res, assets, {
@@ -118,7 +138,6 @@ export function apiKeyPages(router: Router, { deps, assets }: DashboardApp): voi
       status: extra.status ?? 200,
       body: (
         <>
-          {extra.created && <ShownOnce id="new-key" label={`Your new key “${extra.created.name}”`} value={extra.created.key} />}
           <div class="stacked">
             <section>
               <KeyTable keys={keys} userId={session.userId} />
@@ -164,17 +183,25 @@ export function apiKeyPages(router: Router, { deps, assets }: DashboardApp): voi
           ...(expiresAt && { expiresAt: utcTimestamp(expiresAt) }),
         },
       });
-      await show(req, res, { status: 201, created: { key: created.key, name: created.name } });
+      await redirectWithFlash(req, res, deps, PATH, { kind: 'shown-once', label: `Your new key “${created.name}”`, value: created.key });
     } catch (err) {
       const problem = problemOf(err);
       await show(req, res, { status: problem.status, problem, values: form });
     }
   });
 
-  router.post('/keys/:keyId/revoke', async (req, res) => {
-    await callOperation(revokeApiKey, callerOf(req, res, deps), { params: req.params });
-    redirectDone(res, PATH, 'key-revoked');
-  });
+  router.post(
+    '/keys/:keyId/revoke',
+    rowAction(
+      deps,
+      PATH,
+      (req) => String(req.params.keyId),
+      async (req, res) => {
+        await callOperation(revokeApiKey, callerOf(req, res, deps), { params: req.params });
+        redirectDone(res, PATH, 'key-revoked');
+      },
+    ),
+  );
 }
 
 function PostFormSwitchToLive() {

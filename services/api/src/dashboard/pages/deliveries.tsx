@@ -1,12 +1,14 @@
-import type { Router } from 'express';
+import type { Request, Router } from 'express';
 import { getDelivery } from '../../modules/webhooks/get-delivery';
 import { redeliver } from '../../modules/webhooks/redeliver';
 import type { DeliveryAttemptRecord, DeliveryDetail } from '../../modules/webhooks/webhook-record';
 import { callerOf } from '../context';
+import { formOf, text } from '../form';
 import { redirectDone } from '../notices';
+import { rowAction } from '../row-action';
 import { callOperation } from '../operation';
 import type { DashboardApp } from '../dashboard-app';
-import { ActionButton, Badge, Time } from '../views/components';
+import { ActionButton, Badge, RowProblem, Time, Pre } from '../views/components';
 import { useCan } from '../views/page-context';
 import { renderPage } from '../views/render';
 
@@ -35,13 +37,13 @@ function Attempt({ attempt }: { attempt: DeliveryAttemptRecord }) {
       {headers.length > 0 && (
         <>
           <h4>Response headers</h4>
-          <pre>{headers.map(([name, value]) => `${name}: ${value}`).join('\n')}</pre>
+          <Pre>{headers.map(([name, value]) => `${name}: ${value}`).join('\n')}</Pre>
         </>
       )}
       {attempt.responseBody !== null && (
         <>
           <h4>Response body (first 4 KiB)</h4>
-          <pre class="response-body">{attempt.responseBody === '' ? '(empty)' : attempt.responseBody}</pre>
+          <Pre class="response-body">{attempt.responseBody === '' ? '(empty)' : attempt.responseBody}</Pre>
         </>
       )}
     </article>
@@ -84,11 +86,16 @@ function DeliveryBody({ delivery, webhookPath }: { delivery: DeliveryDetail; web
           {delivery.attempts.length === 0 ? <p>No attempt yet.</p> : delivery.attempts.map((attempt) => <Attempt attempt={attempt} />)}
         </section>
       </div>
-      {can('webhooks:write') && <ActionButton action={`${webhookPath}/deliveries/${delivery.id}/redeliver`} label="Redeliver" />}
+      {can('webhooks:write') && (
+        <>
+          <RowProblem row={delivery.id} />
+          <ActionButton action={`${webhookPath}/deliveries/${delivery.id}/redeliver`} label="Redeliver" />
+        </>
+      )}
       <section aria-labelledby="request-title">
         <h2 id="request-title">Request body</h2>
         <p class="hint">POSTed as application/json, signed afresh at each attempt (X-Service-Signature, webhook-signature).</p>
-        <pre>{JSON.stringify(delivery.payload, null, 2)}</pre>
+        <Pre>{JSON.stringify(delivery.payload, null, 2)}</Pre>
       </section>
     </>
   );
@@ -105,8 +112,19 @@ export function deliveryPages(router: Router, { deps, assets }: DashboardApp): v
     });
   });
 
-  router.post('/webhooks/:webhookId/deliveries/:deliveryId/redeliver', async (req, res) => {
-    await callOperation(redeliver, callerOf(req, res, deps), { params: req.params });
-    redirectDone(res, `/dashboard/webhooks/${req.params.webhookId}/deliveries/${req.params.deliveryId}`, 'redelivered');
-  });
+  const deliveryPath = (req: Request) => `/dashboard/webhooks/${req.params.webhookId}/deliveries/${req.params.deliveryId}`;
+  // Asked from the log, a refusal is shown in the log's row; from the delivery's page, on it.
+  const back = (req: Request) => (text(formOf(req), 'from') === 'log' ? `/dashboard/webhooks/${req.params.webhookId}` : deliveryPath(req));
+  router.post(
+    '/webhooks/:webhookId/deliveries/:deliveryId/redeliver',
+    rowAction(
+      deps,
+      back,
+      (req) => String(req.params.deliveryId),
+      async (req, res) => {
+        await callOperation(redeliver, callerOf(req, res, deps), { params: req.params });
+        redirectDone(res, deliveryPath(req), 'redelivered');
+      },
+    ),
+  );
 }

@@ -11,7 +11,7 @@ import { redirectDone } from '../notices';
 import { callOperation } from '../operation';
 import { problemOf, type Problem } from '../problem';
 import type { DashboardApp } from '../dashboard-app';
-import { ActionButton, Badge, Pager, PostForm, ProblemSummary, TextArea, TextField, Time } from '../views/components';
+import { ActionButton, Badge, Pager, PostForm, ProblemSummary, TextArea, TextField, Time, Scroll } from '../views/components';
 import { useCan } from '../views/page-context';
 import { renderPage } from '../views/render';
 
@@ -42,35 +42,37 @@ function ProjectList({ projects, archived }: { projects: Envelope<ProjectRecord>
       {projects.data.length === 0 ? (
         <p>No projects{archived ? '' : ' (archived ones are hidden)'}.</p>
       ) : (
-        <table>
-          <caption>Projects, newest first</caption>
-          <thead>
-            <tr>
-              <th scope="col">Project</th>
-              <th scope="col">Created</th>
-              <th scope="col">Tasks</th>
-            </tr>
-          </thead>
-          <tbody>
-            {projects.data.map((project) => (
+        <Scroll label="Projects">
+          <table>
+            <caption>Projects, newest first</caption>
+            <thead>
               <tr>
-                <th scope="row">
-                  <a href={`${PATH}/${project.id}`}>{project.name}</a>
-                  {project.archived && <Badge value="archived" />}
-                  {project.description && <div class="muted">{project.description}</div>}
-                </th>
-                <td>
-                  <Time value={project.createdAt} />
-                </td>
-                <td>
-                  <a href={`/dashboard/tasks?projectId=${project.id}`} aria-label={`Tasks of ${project.name}`}>
-                    Tasks
-                  </a>
-                </td>
+                <th scope="col">Project</th>
+                <th scope="col">Created</th>
+                <th scope="col">Tasks</th>
               </tr>
-            ))}
-          </tbody>
-        </table>
+            </thead>
+            <tbody>
+              {projects.data.map((project) => (
+                <tr>
+                  <th scope="row">
+                    <a href={`${PATH}/${project.id}`}>{project.name}</a>
+                    {project.archived && <Badge value="archived" />}
+                    {project.description && <div class="muted">{project.description}</div>}
+                  </th>
+                  <td>
+                    <Time value={project.createdAt} />
+                  </td>
+                  <td>
+                    <a href={`/dashboard/tasks?projectId=${project.id}`} aria-label={`Tasks of ${project.name}`}>
+                      Tasks
+                    </a>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </Scroll>
       )}
       <Pager path={PATH} query={{ archived: archived ? 'true' : undefined }} pagination={projects.pagination} />
     </>

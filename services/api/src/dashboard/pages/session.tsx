@@ -1,42 +1,98 @@
 import type { Router, RequestHandler } from 'express';
 import type { DoubleCsrfUtilities } from 'csrf-csrf';
+import Joi from 'joi';
 import { Mode } from '@worktrack/db';
 import { invalid } from '../../http/errors';
+import { mailSignInLinks } from '../../modules/dashboard-links/mail-sign-in-links';
 import { SIGN_IN_PATH } from '../../modules/dashboard-links/issue-dashboard-link';
 import { requireDashboard } from '../context';
+import { takeFlash } from '../flash';
 import { formOf, text } from '../form';
 import { redirectDone } from '../notices';
 import type { DashboardApp } from '../dashboard-app';
-import { endSession, findSession, openSession, SESSION_TTL_MS, sessionTenant, switchMode } from '../session';
+import { sameOriginOnly } from '../same-origin';
+import { endSession, findSession, openSession, SESSION_TTL_MS, sessionTenant, switchMode, type OpenedSession } from '../session';
+import { withinSignInLimits } from '../sign-in-limits';
+import { TextField } from '../views/components';
 import { renderBarePage } from '../views/render';
+import { invitationPages } from './invitations';
 
 const SESSION_COOKIE = 'wt_session';
 
-function HowToSignIn() {
+const emailSchema = Joi.string().trim().lowercase().email({ tlds: false }).max(320).required();
+
+function SignInForm({ email, problem }: { email?: string; problem?: string }) {
   return (
-    <>
-      <p>The dashboard opens with a one-time sign-in link, valid 15 minutes. Get one:</p>
+    <form method="post" action={SIGN_IN_PATH} aria-label="Sign in by email" class="card">
+      <TextField
+        name="email"
+        type="email"
+        label="Your work email"
+        autocomplete="email"
+        required
+        value={email}
+        problem={problem ? { status: 400, message: problem, param: 'email' } : undefined}
+      />
+      <button type="submit">Email me a sign-in link</button>
+    </form>
+  );
+}
+
+function OtherWays({ publicBaseUrl }: { publicBaseUrl: string }) {
+  return (
+    <details>
+      <summary>Other ways to get a link</summary>
       <ul>
         <li>
           from an operator: <code>pnpm cli dashboard-link --email you@example.com</code>
         </li>
         <li>
-          with your live API key: <code>curl -X POST {'<base URL>'}/v1/dashboard-links -H "Authorization: Bearer tk_live_..."</code>
+          with your live API key: <code>curl -X POST {publicBaseUrl}/v1/dashboard-links -H "Authorization: Bearer tk_live_..."</code>
         </li>
       </ul>
+    </details>
+  );
+}
+
+function HowToSignIn({ publicBaseUrl }: { publicBaseUrl: string }) {
+  return (
+    <>
+      <p>There are no passwords: we email you a link that signs you in once, within 15 minutes.</p>
+      <SignInForm />
+      <OtherWays publicBaseUrl={publicBaseUrl} />
     </>
   );
 }
 
-/** Signing in with a link, the session every other page needs, signing out, and the live/test switch. */
-export function sessionPages(router: Router, { deps, assets }: DashboardApp, { secure, csrf }: { secure: boolean; csrf: DoubleCsrfUtilities }): void {
+/** Signing in (by email or with a link), the session every other page needs, signing out, and the live/test switch. */
+export function sessionPages(router: Router, app: DashboardApp, { secure, csrf }: { secure: boolean; csrf: DoubleCsrfUtilities }): void {
+  const { deps, assets } = app;
+  const { publicBaseUrl } = deps.config;
   const cookie = { httpOnly: true, sameSite: 'lax', secure, path: '/dashboard' } as const;
+  const signIn = SIGN_IN_PATH.replace('/dashboard', '');
+  const startSession = (res: Parameters<RequestHandler>[1], opened: OpenedSession) =>
+    res.cookie(SESSION_COOKIE, opened.token, { ...cookie, maxAge: SESSION_TTL_MS });
 
-  router.get(SIGN_IN_PATH.replace('/dashboard', ''), async (req, res) => {
+  router.get(signIn, async (req, res) => {
     const token = req.query.token;
     if (typeof token !== 'string' || token === '') {
+      if (req.query.sent !== undefined) {
+        renderBarePage(res, assets, {
+          title: 'Check your email',
+          status: 200,
+          body: (
+            <>
+              <p>If the address belongs to a member, a sign-in link is on its way. It works once, within 15 minutes.</p>
+              <p>
+                Nothing after a few minutes? Check the spam folder, or <a href={SIGN_IN_PATH}>ask again</a>.
+              </p>
+            </>
+          ),
+        });
+        return;
+      }
       const signedOut = req.query['signed-out'] !== undefined;
-      renderBarePage(res, assets, { title: signedOut ? 'You are signed out' : 'Sign in', status: 200, body: <HowToSignIn /> });
+      renderBarePage(res, assets, { title: signedOut ? 'You are signed out' : 'Sign in', status: 200, body: <HowToSignIn publicBaseUrl={publicBaseUrl} /> });
       return;
     }
     const opened = await openSession(deps.unscoped, token);
@@ -46,16 +102,42 @@ export function sessionPages(router: Router, { deps, assets }: DashboardApp, { s
         status: 401,
         body: (
           <>
-            <p>It is unknown, was already used, or has expired: each link opens one session, within 15 minutes.</p>
-            <HowToSignIn />
+            <p>It is unknown, was already used, or has expired: each link opens one session, within 15 minutes. Ask for a new one:</p>
+            <SignInForm />
           </>
         ),
       });
       return;
     }
-    res.cookie(SESSION_COOKIE, opened.token, { ...cookie, maxAge: SESSION_TTL_MS });
+    startSession(res, opened);
     res.redirect(303, '/dashboard');
   });
+
+  // The same answer, and as fast, whether or not the address is a member's: the mail goes out after it.
+  router.post(signIn, sameOriginOnly(publicBaseUrl), async (req, res) => {
+    const typed = text(formOf(req), 'email');
+    const { value: email, error } = emailSchema.validate(typed);
+    if (error) {
+      renderBarePage(res, assets, {
+        title: 'Sign in',
+        status: 400,
+        body: <SignInForm email={typed} problem="Enter an email address, like ada@example.com." />,
+      });
+      return;
+    }
+    if (!(await withinSignInLimits(deps, email, req.ip ?? 'unknown'))) {
+      renderBarePage(res, assets, {
+        title: 'Too many sign-in requests',
+        status: 429,
+        body: <p>Links were asked for this address, or from this network, too often. Use the last link you received, or try again in 15 minutes.</p>,
+      });
+      return;
+    }
+    mailSignInLinks(deps, email).catch((err: unknown) => deps.logger.error({ err }, 'sign-in link not mailed'));
+    res.redirect(303, `${SIGN_IN_PATH}?sent`);
+  });
+
+  invitationPages(router, app, { startSession });
 
   const requireSession: RequestHandler = async (req, res, next) => {
     const token: unknown = req.cookies?.[SESSION_COOKIE];
@@ -66,14 +148,18 @@ export function sessionPages(router: Router, { deps, assets }: DashboardApp, { s
         res.redirect(303, SIGN_IN_PATH);
         return;
       }
-      renderBarePage(res, assets, { title: 'Your session has ended', status: 401, body: <HowToSignIn /> });
+      renderBarePage(res, assets, { title: 'Your session has ended', status: 401, body: <HowToSignIn publicBaseUrl={publicBaseUrl} /> });
       return;
     }
     const tenant = sessionTenant(session);
     // The access log names the organization, as for API keys.
     req.tenant = tenant;
-    req.dashboard = { session, tenant, csrfToken: '' };
+    req.dashboard = { session, tenant, csrfToken: '', disabledWebhooks: [] };
     req.dashboard.csrfToken = csrf.generateCsrfToken(req, res);
+    if (req.method === 'GET') {
+      req.dashboard.flash = await takeFlash(req, deps);
+      if (tenant.permissions.has('webhooks:read')) req.dashboard.disabledWebhooks = await deps.data(tenant).webhooks.listDisabled();
+    }
     next();
   };
   router.use(requireSession);

@@ -14,7 +14,7 @@ import { redirectDone } from '../notices';
 import { callOperation, type Caller } from '../operation';
 import { problemOf, type Problem } from '../problem';
 import type { DashboardApp } from '../dashboard-app';
-import { Badge, optionsOf, Pager, PostForm, ProblemSummary, SelectField, TextArea, TextField, Time, type Option } from '../views/components';
+import { Badge, optionsOf, Pager, PostForm, ProblemSummary, SelectField, TextArea, TextField, Time, type Option, Scroll } from '../views/components';
 import { useCan } from '../views/page-context';
 import { renderPage } from '../views/render';
 
@@ -101,39 +101,41 @@ function TaskTable({ tasks, choices, filters }: { tasks: Envelope<TaskRecord>; c
       {tasks.data.length === 0 ? (
         <p>No tasks{Object.keys(filters).length > 0 ? ' match these filters' : ' yet'}.</p>
       ) : (
-        <table>
-          <caption>Tasks, newest first</caption>
-          <thead>
-            <tr>
-              <th scope="col">Task</th>
-              <th scope="col">Project</th>
-              <th scope="col">Status</th>
-              <th scope="col">Priority</th>
-              <th scope="col">Assignee</th>
-              <th scope="col">Due</th>
-            </tr>
-          </thead>
-          <tbody>
-            {tasks.data.map((task) => (
+        <Scroll label="Tasks">
+          <table>
+            <caption>Tasks, newest first</caption>
+            <thead>
               <tr>
-                <th scope="row">
-                  <a href={`${PATH}/${task.id}`}>{task.title}</a>
-                </th>
-                <td>{projectName.get(task.projectId) ?? task.projectId}</td>
-                <td>
-                  <Badge value={task.status} />
-                </td>
-                <td>
-                  <Badge value={task.priority} />
-                </td>
-                <td>{task.assigneeId ? (memberName.get(task.assigneeId) ?? task.assigneeId) : '—'}</td>
-                <td>
-                  <Time value={task.dueDate} />
-                </td>
+                <th scope="col">Task</th>
+                <th scope="col">Project</th>
+                <th scope="col">Status</th>
+                <th scope="col">Priority</th>
+                <th scope="col">Assignee</th>
+                <th scope="col">Due</th>
               </tr>
-            ))}
-          </tbody>
-        </table>
+            </thead>
+            <tbody>
+              {tasks.data.map((task) => (
+                <tr>
+                  <th scope="row">
+                    <a href={`${PATH}/${task.id}`}>{task.title}</a>
+                  </th>
+                  <td>{projectName.get(task.projectId) ?? task.projectId}</td>
+                  <td>
+                    <Badge value={task.status} />
+                  </td>
+                  <td>
+                    <Badge value={task.priority} />
+                  </td>
+                  <td>{task.assigneeId ? (memberName.get(task.assigneeId) ?? task.assigneeId) : '—'}</td>
+                  <td>
+                    <Time value={task.dueDate} />
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </Scroll>
       )}
       <Pager path={PATH} query={filters} pagination={tasks.pagination} />
     </>

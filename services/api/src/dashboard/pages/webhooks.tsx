@@ -13,19 +13,44 @@ import type { WebhookRecord } from '../../modules/webhooks/webhook-record';
 import { generateSecret, MAX_CONCURRENCY } from '../../modules/webhooks/webhook-rules';
 import { callerOf } from '../context';
 import { formOf, list, numeric, optional, orNull, queryOf, text, utcTimestamp, type Form } from '../form';
+import { redirectWithFlash } from '../flash';
 import { redirectDone } from '../notices';
-import { callOperation } from '../operation';
+import { callOperation, type Caller } from '../operation';
 import { problemOf, type Problem } from '../problem';
 import type { DashboardApp } from '../dashboard-app';
-import { Badge, Pager, PostForm, ProblemSummary, ShownOnce } from '../views/components';
+import { Badge, Pager, PostForm, ProblemSummary, Scroll } from '../views/components';
 import { useCan } from '../views/page-context';
 import { renderPage } from '../views/render';
-import { DeliveryLog, EditWebhookForm, StatsPanel, WebhookActions, WebhookSummary, type WebhookForm, type WebhookPageProblem } from '../views/webhook-detail';
+import {
+  DeliveryLog,
+  EditWebhookForm,
+  ReenableForm,
+  StatsPanel,
+  WebhookActions,
+  WebhookSummary,
+  type WebhookForm,
+  type WebhookPageProblem,
+} from '../views/webhook-detail';
 import { WebhookFields } from '../views/webhook-fields';
 import { deliveryPages } from './deliveries';
 
 const PATH = '/dashboard/webhooks';
-const LOG_FILTERS = ['status', 'event', 'offset'] as const;
+const LOG_FILTERS = ['status', 'event', 'q', 'from', 'to', 'offset'] as const;
+
+/**
+ * The log's filters as the page's address has them, as the list operation takes them: one search box
+ * for a delivery, an event or a resource id (told apart by their prefixes), and a range of days (UTC).
+ */
+function logQuery(filters: Record<string, string>): Record<string, string> {
+  const { q, from, to, ...rest } = filters;
+  const query: Record<string, string> = { ...rest };
+  if (q) query[q.startsWith('dlv_') ? 'deliveryId' : q.startsWith('evt_') ? 'eventId' : 'resourceId'] = q;
+  if (from) query.since = utcTimestamp(from);
+  // Through the whole of the last day.
+  if (to && /^\d{4}-\d\d-\d\d$/.test(to)) query.until = new Date(Date.parse(`${to}T00:00:00Z`) + 24 * 3600 * 1000).toISOString();
+  else if (to) query.until = to;
+  return query;
+}
 
 /** A datetime-local value a day back: where recovery usually starts. */
 const dayAgo = () => new Date(Date.now() - 24 * 3600 * 1000).toISOString().slice(0, 16);
@@ -66,31 +91,33 @@ function WebhookList({ webhooks, pagination }: { webhooks: WebhookRecord[]; pagi
   if (webhooks.length === 0) return <p>No subscriptions in this mode yet.</p>;
   return (
     <>
-      <table>
-        <caption>Subscriptions, newest first</caption>
-        <thead>
-          <tr>
-            <th scope="col">Endpoint</th>
-            <th scope="col">Status</th>
-            <th scope="col">Events</th>
-          </tr>
-        </thead>
-        <tbody>
-          {webhooks.map((webhook) => (
+      <Scroll label="Subscriptions">
+        <table>
+          <caption>Subscriptions, newest first</caption>
+          <thead>
             <tr>
-              <th scope="row">
-                <a href={`${PATH}/${webhook.id}`}>{webhook.url}</a>
-                {webhook.description && <div class="muted">{webhook.description}</div>}
-              </th>
-              <td>
-                <Badge value={webhook.status} />
-                {webhook.pausedUntil && <span class="tag">paused</span>}
-              </td>
-              <td>{webhook.events.join(', ')}</td>
+              <th scope="col">Endpoint</th>
+              <th scope="col">Status</th>
+              <th scope="col">Events</th>
             </tr>
-          ))}
-        </tbody>
-      </table>
+          </thead>
+          <tbody>
+            {webhooks.map((webhook) => (
+              <tr>
+                <th scope="row">
+                  <a href={`${PATH}/${webhook.id}`}>{webhook.url}</a>
+                  {webhook.description && <div class="muted">{webhook.description}</div>}
+                </th>
+                <td>
+                  <Badge value={webhook.status} />
+                  {webhook.pausedUntil && <span class="tag">paused</span>}
+                </td>
+                <td>{webhook.events.join(', ')}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </Scroll>
       <Pager path={PATH} query={{}} pagination={pagination} />
     </>
   );
@@ -101,19 +128,13 @@ function WebhooksBody(props: {
   pagination: { total: number; limit: number; offset: number; hasMore: boolean };
   values: Form;
   problem?: Problem | undefined;
-  created?: { id: string; secret?: string | undefined };
 }) {
   const can = useCan();
   return (
     <>
-      {props.created && (
-        <>
-          {props.created.secret && <ShownOnce id="new-secret" label="The subscription's signing secret" value={props.created.secret} note={REVEALABLE} />}
-          <p class="notice" role="status">
-            Subscription created. <a href={`${PATH}/${props.created.id}`}>Open it</a> to send a test delivery.
-          </p>
-        </>
-      )}
+      <p>
+        <a href="/dashboard/events">The event types</a>: what each means, its schema and an example.
+      </p>
       <div class="split">
         <section>
           <WebhookList webhooks={props.webhooks} pagination={props.pagination} />
@@ -124,13 +145,23 @@ function WebhooksBody(props: {
   );
 }
 
+const RECOVERY_WINDOW_MS = 14 * 24 * 3600 * 1000;
+
+/**
+ * Where recovery since a disable starts: at the creation of the oldest delivery whose last retry
+ * failed with the disable (that delivery was made hours before it, and must be sent again too), or at
+ * the disable; never more than recovery's 14 days back.
+ */
+async function recoverySince(caller: Caller, webhookId: string, disabledAt: Date): Promise<Date> {
+  const failed = await callOperation(listDeliveries, caller, { params: { webhookId }, query: { status: 'failed', limit: 100 } });
+  const withTheDisable = failed.data.filter((delivery) => delivery.lastAttemptAt && Date.parse(delivery.lastAttemptAt) >= disabledAt.getTime() - 60_000);
+  const oldest = Math.min(disabledAt.getTime(), ...withTheDisable.map((delivery) => Date.parse(delivery.createdAt)));
+  return new Date(Math.max(oldest, Date.now() - RECOVERY_WINDOW_MS + 60_000));
+}
+
 /** Webhooks: subscriptions, each with its health, its delivery log and what can be done with it. */
 export function webhookPages(router: Router, { deps, assets }: DashboardApp): void {
-  async function showList(
-    req: Request,
-    res: Response,
-    extra: { status?: number; values?: Form; problem?: Problem; created?: { id: string; secret?: string | undefined } } = {},
-  ) {
+  async function showList(req: Request, res: Response, extra: { status?: number; values?: Form; problem?: Problem } = {}) {
     const webhooks = await callOperation(listWebhooks, callerOf(req, res, deps), { query: queryOf(req, ['offset']) });
     renderPage(req, res, assets, {
       title: 'Webhooks',
@@ -142,24 +173,19 @@ export function webhookPages(router: Router, { deps, assets }: DashboardApp): vo
           pagination={webhooks.pagination}
           values={extra.values ?? { events: ['*'], maxConcurrency: String(MAX_CONCURRENCY.default) }}
           problem={extra.problem}
-          created={extra.created}
         />
       ),
     });
   }
 
-  async function showWebhook(
-    req: Request,
-    res: Response,
-    extra: { status?: number; problem?: WebhookPageProblem; values?: Form; secret?: string; revealed?: string } = {},
-  ) {
+  async function showWebhook(req: Request, res: Response, extra: { status?: number; problem?: WebhookPageProblem; values?: Form } = {}) {
     const caller = callerOf(req, res, deps);
     const params = { webhookId: req.params.webhookId };
     const filters = queryOf(req, LOG_FILTERS);
     const [webhook, stats, deliveries] = await Promise.all([
       callOperation(getWebhook, caller, { params }),
       callOperation(getWebhookStats, caller, { params }),
-      callOperation(listDeliveries, caller, { params, query: filters }),
+      callOperation(listDeliveries, caller, { params, query: logQuery(filters) }),
     ]);
     const editing = extra.problem?.form === 'edit' ? (extra.values ?? {}) : formValuesOf(webhook);
     const can = caller.tenant.permissions.has('webhooks:write');
@@ -169,19 +195,16 @@ export function webhookPages(router: Router, { deps, assets }: DashboardApp): vo
       status: extra.status ?? 200,
       body: (
         <>
-          {extra.secret && <ShownOnce id="new-secret" label="The new signing secret" value={extra.secret} note={REVEALABLE} />}
-          {extra.revealed && (
-            <ShownOnce
-              id="current-secret"
-              label="The current signing secret"
-              value={extra.revealed}
-              note="Anyone holding it can sign requests your receiver will accept: keep it out of logs and tickets."
-            />
-          )}
           <WebhookSummary webhook={webhook} />
+          {can && webhook.status === 'disabled' && <ReenableForm webhook={webhook} />}
+          <DeliveryLog
+            webhook={webhook}
+            deliveries={deliveries}
+            filters={filters}
+            problem={extra.problem?.form === 'log' ? extra.problem.problem : undefined}
+          />
           <StatsPanel stats={stats} />
           {can && <WebhookActions webhook={webhook} problem={extra.problem} values={extra.problem ? (extra.values ?? {}) : {}} recoverSince={dayAgo()} />}
-          <DeliveryLog webhook={webhook} deliveries={deliveries} filters={filters} />
           {can && <EditWebhookForm webhook={webhook} values={editing} problem={extra.problem} />}
         </>
       ),
@@ -205,14 +228,32 @@ export function webhookPages(router: Router, { deps, assets }: DashboardApp): vo
     const values = formOf(req);
     try {
       const created = await callOperation(createWebhook, callerOf(req, res, deps), { body: webhookBody(values) });
-      await showList(req, res, { status: 201, created: { id: created.id, secret: created.secret } });
+      const path = `${PATH}/${created.id}?done=webhook-created`;
+      if (created.secret)
+        await redirectWithFlash(req, res, deps, path, {
+          kind: 'shown-once',
+          label: "The subscription's signing secret",
+          value: created.secret,
+          note: REVEALABLE,
+        });
+      else res.redirect(303, path);
     } catch (err) {
       const problem = problemOf(err);
       await showList(req, res, { status: problem.status, values, problem });
     }
   });
 
-  router.get('/webhooks/:webhookId', (req, res) => showWebhook(req, res));
+  router.get('/webhooks/:webhookId', async (req, res) => {
+    try {
+      await showWebhook(req, res);
+    } catch (err) {
+      // A search or range the API refuses is shown beside the log's filters, not as a page of its own.
+      const problem = problemOf(err);
+      if (problem.status !== 400) throw err;
+      const clean = { ...req, query: { status: req.query.status, event: req.query.event } } as unknown as Request;
+      await showWebhook(clean, res, { status: 400, problem: { form: 'log', problem } });
+    }
+  });
 
   router.post(
     '/webhooks/:webhookId',
@@ -223,9 +264,20 @@ export function webhookPages(router: Router, { deps, assets }: DashboardApp): vo
   );
 
   router.post('/webhooks/:webhookId/status', async (req, res) => {
-    const status = text(formOf(req), 'status');
-    await callOperation(updateWebhook, callerOf(req, res, deps), { params: req.params, body: { status } });
-    redirectDone(res, `${PATH}/${req.params.webhookId}`, status === 'active' ? 'webhook-enabled' : 'webhook-disabled');
+    const form = formOf(req);
+    const status = text(form, 'status');
+    const caller = callerOf(req, res, deps);
+    const before = await callOperation(getWebhook, caller, { params: req.params });
+    await callOperation(updateWebhook, caller, { params: req.params, body: { status } });
+    const path = `${PATH}/${req.params.webhookId}`;
+    // Re-enabling offers to recover since the disable: what failed meanwhile and what was never sent.
+    if (status === 'active' && text(form, 'recover') === 'since-disabled' && before.disabledAt) {
+      const since = await recoverySince(caller, before.id, new Date(before.disabledAt));
+      const { recovered } = await callOperation(recover, caller, { params: req.params, body: { since: since.toISOString() } });
+      redirectDone(res, path, 'webhook-recovered', recovered);
+      return;
+    }
+    redirectDone(res, path, status === 'active' ? 'webhook-enabled' : 'webhook-disabled');
   });
 
   router.post(
@@ -234,14 +286,24 @@ export function webhookPages(router: Router, { deps, assets }: DashboardApp): vo
       // The same generator as a create without a secret; the API's rotation then takes it like any supplied one.
       const secret = text(values, 'secret') || generateSecret();
       await callOperation(updateWebhook, callerOf(req, res, deps), { params: req.params, body: { secret } });
-      await showWebhook(req, res, { secret });
+      await redirectWithFlash(req, res, deps, `${PATH}/${req.params.webhookId}`, {
+        kind: 'shown-once',
+        label: 'The new signing secret',
+        value: secret,
+        note: REVEALABLE,
+      });
     }),
   );
 
   // A POST, so that the secret is in no URL, history or prefetch, and a form of another site cannot ask for it (CSRF).
   router.post('/webhooks/:webhookId/secret/reveal', async (req, res) => {
     const { secret } = await callOperation(getWebhookSecret, callerOf(req, res, deps), { params: req.params });
-    await showWebhook(req, res, { revealed: secret });
+    await redirectWithFlash(req, res, deps, `${PATH}/${req.params.webhookId}`, {
+      kind: 'shown-once',
+      label: 'The current signing secret',
+      value: secret,
+      note: 'Anyone holding it can sign requests your receiver will accept: keep it out of logs and tickets. Reveal it again here when needed.',
+    });
   });
 
   router.post('/webhooks/:webhookId/delete', async (req, res) => {

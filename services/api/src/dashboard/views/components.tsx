@@ -226,11 +226,13 @@ export function ShownOnce({
   label,
   value,
   note = 'Copy it now: it is shown this once and cannot be seen again.',
+  link,
 }: {
   id: string;
   label: string;
   value: string;
-  note?: string;
+  note?: string | undefined;
+  link?: { label: string; href: string } | undefined;
 }) {
   return (
     <section class="shown-once" aria-labelledby={`${id}-label`}>
@@ -242,6 +244,32 @@ export function ShownOnce({
           Copy
         </button>
       </p>
+      {link && (
+        <p>
+          <a href={link.href}>{link.label}</a>
+        </p>
+      )}
+    </section>
+  );
+}
+
+/** A row action's refusal, in the row it was asked from (after the redirect: the flash names the row). */
+export function RowProblem({ row }: { row: string }) {
+  const { flash } = usePage();
+  if (flash?.kind !== 'row-problem' || flash.row !== row) return null;
+  return (
+    <p class="error row-problem" role="alert">
+      {flash.message}
+    </p>
+  );
+}
+
+/** A table that scrolls sideways inside its own box on narrow screens, never the page. */
+export function Scroll({ children, label }: { children: ComponentChildren; label: string }) {
+  return (
+    // biome-ignore lint/a11y/noNoninteractiveTabindex: a scrolling region must be reachable by keyboard to scroll it.
+    <section class="table-scroll" aria-label={label} tabIndex={0}>
+      {children}
     </section>
   );
 }
@@ -274,5 +302,15 @@ export function Pager({
       {offset > 0 && <a href={link(Math.max(0, offset - limit))}>Previous</a>}
       {hasMore && <a href={link(offset + limit)}>Next</a>}
     </nav>
+  );
+}
+
+/** Preformatted text that may scroll (bodies, schemas): focusable, so that a keyboard can scroll it too. */
+export function Pre({ children, class: className }: { children: ComponentChildren; class?: string }) {
+  return (
+    // biome-ignore lint/a11y/noNoninteractiveTabindex: a scrolling region must be reachable by keyboard to scroll it.
+    <pre class={className} tabIndex={0}>
+      {children}
+    </pre>
   );
 }

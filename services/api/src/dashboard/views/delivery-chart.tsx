@@ -3,6 +3,7 @@ export interface HourCount {
   succeeded: number;
   failed: number;
 }
+import { Scroll } from './components';
 
 const WIDTH = 720;
 const HEIGHT = 180;
@@ -53,24 +54,26 @@ export function DeliveryChart({ hours }: { hours: HourCount[] }) {
       </figcaption>
       <details>
         <summary>Show as a table</summary>
-        <table>
-          <thead>
-            <tr>
-              <th scope="col">Hour</th>
-              <th scope="col">Succeeded</th>
-              <th scope="col">Failed</th>
-            </tr>
-          </thead>
-          <tbody>
-            {hours.map((hour) => (
+        <Scroll label="Deliveries per hour">
+          <table>
+            <thead>
               <tr>
-                <th scope="row">{hourOf(hour.start)}</th>
-                <td>{hour.succeeded}</td>
-                <td>{hour.failed}</td>
+                <th scope="col">Hour</th>
+                <th scope="col">Succeeded</th>
+                <th scope="col">Failed</th>
               </tr>
-            ))}
-          </tbody>
-        </table>
+            </thead>
+            <tbody>
+              {hours.map((hour) => (
+                <tr>
+                  <th scope="row">{hourOf(hour.start)}</th>
+                  <td>{hour.succeeded}</td>
+                  <td>{hour.failed}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </Scroll>
       </details>
     </figure>
   );

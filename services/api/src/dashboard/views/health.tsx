@@ -1,6 +1,6 @@
 import type { WebhookRecord } from '../../modules/webhooks/webhook-record';
 import type { WebhookStats } from '../../modules/webhooks/webhook-stats';
-import { Badge, Time } from './components';
+import { Badge, Time, Scroll } from './components';
 
 export interface Health {
   webhook: WebhookRecord;
@@ -13,40 +13,42 @@ export const ms = (value: number | null) => (value === null ? '—' : `${value} 
 /** Each subscription's last 24 hours in one row. */
 export function HealthTable({ health }: { health: Health[] }) {
   return (
-    <table>
-      <caption>Subscriptions, last 24 hours</caption>
-      <thead>
-        <tr>
-          <th scope="col">Endpoint</th>
-          <th scope="col">Status</th>
-          <th scope="col">Attempts</th>
-          <th scope="col">Success</th>
-          <th scope="col">p95</th>
-          <th scope="col">Last success</th>
-          <th scope="col">Last failure</th>
-        </tr>
-      </thead>
-      <tbody>
-        {health.map(({ webhook, stats }) => (
+    <Scroll label="Subscription health">
+      <table>
+        <caption>Subscriptions, last 24 hours</caption>
+        <thead>
           <tr>
-            <th scope="row">
-              <a href={`/dashboard/webhooks/${webhook.id}`}>{webhook.url}</a>
-            </th>
-            <td>
-              <Badge value={webhook.status} />
-            </td>
-            <td>{stats.attempts}</td>
-            <td>{percent(stats.successRate)}</td>
-            <td>{ms(stats.p95Ms)}</td>
-            <td>
-              <Time value={stats.lastSuccessAt} />
-            </td>
-            <td>
-              <Time value={stats.lastFailureAt} />
-            </td>
+            <th scope="col">Endpoint</th>
+            <th scope="col">Status</th>
+            <th scope="col">Attempts</th>
+            <th scope="col">Success</th>
+            <th scope="col">p95</th>
+            <th scope="col">Last success</th>
+            <th scope="col">Last failure</th>
           </tr>
-        ))}
-      </tbody>
-    </table>
+        </thead>
+        <tbody>
+          {health.map(({ webhook, stats }) => (
+            <tr>
+              <th scope="row">
+                <a href={`/dashboard/webhooks/${webhook.id}`}>{webhook.url}</a>
+              </th>
+              <td>
+                <Badge value={webhook.status} />
+              </td>
+              <td>{stats.attempts}</td>
+              <td>{percent(stats.successRate)}</td>
+              <td>{ms(stats.p95Ms)}</td>
+              <td>
+                <Time value={stats.lastSuccessAt} />
+              </td>
+              <td>
+                <Time value={stats.lastFailureAt} />
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </Scroll>
   );
 }

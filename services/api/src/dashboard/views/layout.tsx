@@ -1,7 +1,8 @@
 import type { ComponentChildren } from 'preact';
 import type { Role } from '@worktrack/db';
 import { effectivePermissions, type Permission } from '../../http/permissions';
-import { ActionButton, PostForm } from './components';
+import type { DisabledWebhook } from '@worktrack/db';
+import { ActionButton, PostForm, ShownOnce, Time } from './components';
 import { usePage } from './page-context';
 
 export type Section = 'overview' | 'projects' | 'tasks' | 'webhooks' | 'keys' | 'members';
@@ -36,18 +37,39 @@ function ModeSwitch({ section }: { section: Section | null }) {
 }
 
 /** Every signed-in page: who and where, the sections this role may see, the mode, and the page. */
+/** Subscriptions disabled by failed deliveries, on every page until re-enabled or deleted (docs/decisions.md#email-and-invitations). */
+function DisabledBanner({ webhooks }: { webhooks: DisabledWebhook[] }) {
+  if (webhooks.length === 0) return null;
+  return (
+    <section class="alert-banner" aria-labelledby="disabled-title">
+      <h2 id="disabled-title">{webhooks.length === 1 ? 'A webhook subscription is disabled' : 'Webhook subscriptions are disabled'}</h2>
+      <p>Their deliveries kept failing, so they get no new events. Mend the endpoint, then re-enable: it offers to recover what was missed.</p>
+      <ul>
+        {webhooks.map((webhook) => (
+          <li>
+            <a href={`/dashboard/webhooks/${webhook.id}`}>{webhook.description || webhook.url}</a>, disabled{' '}
+            <Time value={webhook.disabledAt?.toISOString() ?? null} />
+          </li>
+        ))}
+      </ul>
+    </section>
+  );
+}
+
 export function Layout({
   title,
   section,
   notice,
+  disabledWebhooks,
   children,
 }: {
   title: string;
   section: Section | null;
   notice?: string | undefined;
+  disabledWebhooks: DisabledWebhook[];
   children: ComponentChildren;
 }) {
-  const { session, permissions, assets } = usePage();
+  const { session, permissions, assets, flash } = usePage();
   const can: Can = (permission) => permissions.has(permission);
   return (
     <html lang="en">
@@ -55,6 +77,7 @@ export function Layout({
         <meta charset="utf-8" />
         <meta name="viewport" content="width=device-width, initial-scale=1" />
         <title>{`${title} · ${session.organizationName} · worktrack`}</title>
+        <link rel="icon" href={assets.icon} type="image/svg+xml" />
         <link rel="stylesheet" href={assets.css} />
         <script src={assets.js} defer />
       </head>
@@ -90,6 +113,7 @@ export function Layout({
             Test mode: you are looking at test data. Live data is not shown.
           </p>
         )}
+        <DisabledBanner webhooks={disabledWebhooks} />
         <main id="main" tabIndex={-1}>
           {notice && (
             <p class="notice" role="status">
@@ -97,6 +121,7 @@ export function Layout({
             </p>
           )}
           <h1>{title}</h1>
+          {flash?.kind === 'shown-once' && <ShownOnce id="shown-once" label={flash.label} value={flash.value} note={flash.note} link={flash.link} />}
           {children}
         </main>
       </body>

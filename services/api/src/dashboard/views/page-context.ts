@@ -1,6 +1,8 @@
 import { createContext } from 'preact';
 import { useContext } from 'preact/hooks';
 import type { Permission } from '../../http/permissions';
+import type { AssetUrls } from '../assets';
+import type { Flash } from '../context';
 import type { DashboardSession } from '../session';
 
 /** What any component of a signed-in page may need: whose page it is, what they may do, and the CSRF token for forms. */
@@ -8,7 +10,8 @@ export interface PageInfo {
   session: DashboardSession;
   permissions: ReadonlySet<Permission>;
   csrfToken: string;
-  assets: { css: string; js: string };
+  assets: AssetUrls;
+  flash?: Flash | undefined;
 }
 
 export const PageContext = createContext<PageInfo | null>(null);

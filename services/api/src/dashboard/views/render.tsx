@@ -24,12 +24,12 @@ function send(res: Response, status: number, page: VNode): void {
 
 /** A signed-in page: the layout around the body, with the session's context for its components. */
 export function renderPage(req: Request, res: Response, assets: AssetUrls, { title, section, status = 200, body }: PageSpec): void {
-  const { session, tenant, csrfToken } = requireDashboard(req);
+  const { session, tenant, csrfToken, flash, disabledWebhooks } = requireDashboard(req);
   send(
     res,
     status,
-    <PageContext.Provider value={{ session, permissions: tenant.permissions, csrfToken, assets }}>
-      <Layout title={title} section={section} notice={noticeOf(req)}>
+    <PageContext.Provider value={{ session, permissions: tenant.permissions, csrfToken, assets, flash }}>
+      <Layout title={title} section={section} notice={noticeOf(req)} disabledWebhooks={disabledWebhooks}>
         {body}
       </Layout>
     </PageContext.Provider>,
@@ -46,10 +46,14 @@ export function renderBarePage(res: Response, assets: AssetUrls, { title, status
         <meta charset="utf-8" />
         <meta name="viewport" content="width=device-width, initial-scale=1" />
         <title>{`${title} · worktrack`}</title>
+        <link rel="icon" href={assets.icon} type="image/svg+xml" />
         <link rel="stylesheet" href={assets.css} />
       </head>
       <body>
         <main id="main" class="bare">
+          <p class="brand">
+            <strong>worktrack</strong>
+          </p>
           <h1>{title}</h1>
           {body}
         </main>

@@ -5,14 +5,14 @@ import type { DeliveryRecord, WebhookRecord } from '../../modules/webhooks/webho
 import type { WebhookStats } from '../../modules/webhooks/webhook-stats';
 import type { Form } from '../form';
 import type { Problem } from '../problem';
-import { ActionButton, Badge, optionsOf, Pager, PostForm, ProblemSummary, SelectField, TextField, Time } from './components';
+import { ActionButton, Badge, optionsOf, Pager, PostForm, ProblemSummary, RowProblem, Scroll, SelectField, TextField, Time } from './components';
 import { DeliveryChart } from './delivery-chart';
 import { ms, percent } from './health';
 import { useCan } from './page-context';
 import { WebhookFields } from './webhook-fields';
 
 /** Which of the page's forms a problem belongs to. */
-export type WebhookForm = 'edit' | 'test' | 'recover' | 'rotate';
+export type WebhookForm = 'edit' | 'test' | 'recover' | 'rotate' | 'log';
 
 export interface WebhookPageProblem {
   form: WebhookForm;
@@ -120,13 +120,7 @@ export function WebhookActions({
   return (
     <section aria-labelledby="actions-title" class="actions">
       <h2 id="actions-title">Actions</h2>
-      {webhook.status === 'disabled' ? (
-        <PostForm action={`${path}/status`} label="Re-enable">
-          <p>Disabled subscriptions get no new deliveries. Re-enabling sends the waiting ones at once; recover afterwards what it missed meanwhile.</p>
-          <input type="hidden" name="status" value="active" />
-          <button type="submit">Re-enable</button>
-        </PostForm>
-      ) : (
+      {webhook.status === 'active' && (
         <>
           <PostForm action={`${path}/test`} label="Send a test delivery">
             <ProblemSummary problem={problemFor('test', problem)} />
@@ -183,6 +177,24 @@ export function WebhookActions({
   );
 }
 
+/** Re-enabling, at the top of a disabled subscription's page, with the offer to recover since the disable. */
+export function ReenableForm({ webhook }: { webhook: WebhookRecord }) {
+  return (
+    <PostForm action={`${pathOf(webhook)}/status`} label="Re-enable" class="card reenable">
+      <h2>Re-enable</h2>
+      <p>Disabled subscriptions get no new deliveries. Once the endpoint works again, re-enable it: the waiting deliveries go out at once.</p>
+      <input type="hidden" name="status" value="active" />
+      {webhook.disabledAt && (
+        <label class="checkbox">
+          <input type="checkbox" name="recover" value="since-disabled" checked /> Also recover what it missed: resend the deliveries that failed and send the
+          events since it was disabled (<Time value={webhook.disabledAt} />)
+        </label>
+      )}
+      <button type="submit">Re-enable</button>
+    </PostForm>
+  );
+}
+
 export function EditWebhookForm({ webhook, values, problem }: { webhook: WebhookRecord; values: Form; problem?: WebhookPageProblem | undefined }) {
   return (
     <PostForm action={pathOf(webhook)} label="Edit the subscription">
@@ -194,76 +206,122 @@ export function EditWebhookForm({ webhook, values, problem }: { webhook: Webhook
   );
 }
 
+/** An HTTP status as people read it: green for 2xx, red otherwise; none when no answer came. */
+function HttpStatus({ status }: { status: number | null }) {
+  if (status === null) return <span class="muted">none</span>;
+  return <span class={status >= 200 && status < 300 ? 'http http-ok' : 'http http-failed'}>{status}</span>;
+}
+
+const FILTER_FIELDS: Record<string, string> = { deliveryId: 'q', eventId: 'q', resourceId: 'q', since: 'from', until: 'to' };
+
+/** The log's filters: status, event type, a range of days, and one search box for a delivery, event or resource id. */
+function LogFilters({ path, filters, problem: refused }: { path: string; filters: Record<string, string>; problem?: Problem | undefined }) {
+  // The API names its own parameters; the page's fields are these.
+  const problem = refused && { ...refused, param: FILTER_FIELDS[refused.param ?? ''] ?? null };
+  return (
+    <form method="get" action={path} class="filters" aria-label="Filter the delivery log">
+      <ProblemSummary problem={problem} />
+      <TextField
+        name="q"
+        type="search"
+        label="Search by id"
+        hint="A delivery (dlv_…), an event (evt_…) or the task, project, member, comment or file it was about."
+        value={filters.q}
+        problem={problem}
+      />
+      <SelectField
+        id="filter-status"
+        name="status"
+        label="Status"
+        options={[{ value: '', label: 'Any' }, ...optionsOf(Object.values(DeliveryStatus))]}
+        value={filters.status}
+      />
+      <SelectField id="filter-event" name="event" label="Event" options={[{ value: '', label: 'Any' }, ...optionsOf(EVENT_TYPES)]} value={filters.event} />
+      <TextField name="from" type="date" label="From (UTC)" value={filters.from} problem={problem} />
+      <TextField name="to" type="date" label="To (UTC, included)" value={filters.to} problem={problem} />
+      <div class="filter-buttons">
+        <button type="submit" class="secondary">
+          Filter
+        </button>
+        {Object.keys(filters).some((name) => name !== 'offset') && <a href={path}>Clear</a>}
+      </div>
+    </form>
+  );
+}
+
 export function DeliveryLog({
   webhook,
   deliveries,
   filters,
+  problem,
 }: {
   webhook: WebhookRecord;
   deliveries: Envelope<DeliveryRecord>;
   filters: Record<string, string>;
+  problem?: Problem | undefined;
 }) {
   const path = pathOf(webhook);
   const can = useCan();
   return (
-    <section aria-labelledby="log-title">
+    <section aria-labelledby="log-title" class="delivery-log">
       <h2 id="log-title">Delivery log</h2>
-      <form method="get" action={path} class="filters" aria-label="Filter the delivery log">
-        <SelectField
-          id="filter-status"
-          name="status"
-          label="Status"
-          options={[{ value: '', label: 'Any' }, ...optionsOf(Object.values(DeliveryStatus))]}
-          value={filters.status}
-        />
-        <SelectField id="filter-event" name="event" label="Event" options={[{ value: '', label: 'Any' }, ...optionsOf(EVENT_TYPES)]} value={filters.event} />
-        <button type="submit" class="secondary">
-          Filter
-        </button>
-      </form>
+      <LogFilters path={path} filters={filters} problem={problem} />
       {deliveries.data.length === 0 ? (
         <p>No deliveries{Object.keys(filters).length > 0 ? ' match these filters' : ' yet'}.</p>
       ) : (
-        <table>
-          <caption class="visually-hidden">Deliveries, newest first</caption>
-          <thead>
-            <tr>
-              <th scope="col">Delivery</th>
-              <th scope="col">Event</th>
-              <th scope="col">Status</th>
-              <th scope="col">Attempts</th>
-              <th scope="col">Last attempt</th>
-              <th scope="col">Next attempt</th>
-              {can('webhooks:write') && <th scope="col">Redeliver</th>}
-            </tr>
-          </thead>
-          <tbody>
-            {deliveries.data.map((delivery) => (
+        <Scroll label="Deliveries">
+          <table class="log">
+            <caption class="visually-hidden">Deliveries, newest first</caption>
+            <thead>
               <tr>
-                <th scope="row">
-                  <a href={`${path}/deliveries/${delivery.id}`}>{delivery.id}</a>
-                  {delivery.test && <span class="tag">test</span>}
-                </th>
-                <td>{delivery.event}</td>
-                <td>
-                  <Badge value={delivery.status} />
-                </td>
-                <td>{delivery.attemptCount}</td>
-                <td>
-                  <Time value={delivery.lastAttemptAt} />
-                </td>
-                <td>
-                  <Time value={delivery.nextAttemptAt} />
-                </td>
-                {can('webhooks:write') && (
-                  <td>
-                    <ActionButton action={`${path}/deliveries/${delivery.id}/redeliver`} label="Redeliver" name={`Redeliver ${delivery.id}`} />
-                  </td>
-                )}
+                <th scope="col">Delivery</th>
+                <th scope="col">Status</th>
+                <th scope="col">HTTP</th>
+                <th scope="col">Time</th>
+                <th scope="col">Attempts</th>
+                <th scope="col">Created</th>
+                <th scope="col">Next attempt</th>
+                {can('webhooks:write') && <th scope="col">Redeliver</th>}
               </tr>
-            ))}
-          </tbody>
-        </table>
+            </thead>
+            <tbody>
+              {deliveries.data.map((delivery) => (
+                <tr>
+                  <th scope="row">
+                    <a href={`${path}/deliveries/${delivery.id}`}>{delivery.event}</a>
+                    {delivery.test && <span class="tag">test</span>}
+                    <div class="muted id">{delivery.id}</div>
+                    <RowProblem row={delivery.id} />
+                  </th>
+                  <td>
+                    <Badge value={delivery.status} />
+                  </td>
+                  <td>
+                    <HttpStatus status={delivery.lastResponseStatus} />
+                  </td>
+                  <td class="number">{delivery.lastResponseTimeMs === null ? '—' : `${delivery.lastResponseTimeMs} ms`}</td>
+                  <td class="number">{delivery.attemptCount}</td>
+                  <td>
+                    <Time value={delivery.createdAt} />
+                  </td>
+                  <td>
+                    <Time value={delivery.nextAttemptAt} />
+                  </td>
+                  {can('webhooks:write') && (
+                    <td>
+                      <ActionButton
+                        action={`${path}/deliveries/${delivery.id}/redeliver`}
+                        label="Redeliver"
+                        name={`Redeliver ${delivery.id}`}
+                        hidden={{ from: 'log' }}
+                      />
+                    </td>
+                  )}
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </Scroll>
       )}
       <Pager path={path} query={filters} pagination={deliveries.pagination} />
     </section>

@@ -1,6 +1,7 @@
 import Joi from 'joi';
-import { Mode } from '@worktrack/db';
+import { Mode, type TenantTx } from '@worktrack/db';
 import { events, type MemberRecord } from '@worktrack/events';
+import type { AppDeps } from '../../deps';
 import { conflict, invalid } from '../../http/errors';
 import { out } from '../../http/record-fields';
 import { definePublicRoute } from '../../http/route';
@@ -43,27 +44,41 @@ export const acceptInvitation = definePublicRoute({
   path: '/invitations/accept',
   summary: 'Accept an invitation',
   description:
-    "Needs no API key: the invitation's token is the credential, valid once. Creates the user (or reuses one with that email) and the membership, emits `member.added`, and answers with the member and a first live API key, shown this once, whose rights follow the role. An invalid, expired, revoked or used token → 400, param `token`.",
+    "Needs no API key: the invitation's token is the credential, valid once. Creates the user (or reuses one with that email) and the membership, emits `member.added`, revokes any other pending invitation of the organization to that email, and answers with the member and a first live API key, shown this once, whose rights follow the role. An invalid, expired, revoked or used token → 400, param `token`.",
   tag: 'Members',
   body: acceptInvitationBody,
   errors: ['conflict'],
   status: 201,
   response: acceptedInvitationSchema,
   location: ({ member }) => `/members/${member.id}`,
-  handler: async ({ body, deps }) => {
-    const invitation = await deps.unscoped.signIn.findInvitation(hashInvitationToken(body.token));
-    if (invitation?.status !== 'pending' || invitation.expiresAt <= new Date()) {
-      throw invalid('token', 'The invitation token is invalid, expired or already used');
-    }
-    const scope = memberEventScope(invitation.organizationId);
-    return deps.data(scope).commitWithEvents(async (tx) => {
-      const accepted = await tx.invitations.accept(invitation, body.name);
-      if (!accepted) throw invalid('token', 'The invitation token is invalid, expired or already used');
-      if (accepted.already) throw conflict(`${invitation.email} is already a member`, 'token');
-      const { membership } = accepted;
-      const apiKey = await issueApiKey(tx.apiKeys.insert, { ...scope, userId: membership.userId, name: 'First key', permissions: ['*'] });
-      const member = toMemberRecord(membership);
-      return { result: { member, apiKey: { ...apiKey.record, key: apiKey.key } }, events: [events.memberAdded(member)] };
-    });
-  },
+  handler: ({ body, deps }) =>
+    joinByInvitation(deps, body, async (tx, member, scope) => {
+      const apiKey = await issueApiKey(tx.apiKeys.insert, { ...scope, userId: member.id, name: 'First key', permissions: ['*'] });
+      return { member, apiKey: { ...apiKey.record, key: apiKey.key } };
+    }),
 });
+
+/**
+ * Accepts an invitation: its token, valid once and unexpired, is the credential. Creates (or reuses)
+ * the user, the membership and `member.added`, revokes the organization's other pending invitations
+ * to that address, and runs `then` in the same transaction: the API issues a first key, the
+ * dashboard opens a session.
+ */
+export async function joinByInvitation<R>(
+  deps: Pick<AppDeps, 'data' | 'unscoped'>,
+  body: { token: string; name: string },
+  then: (tx: TenantTx, member: MemberRecord, scope: { organizationId: string; mode: 'live' }) => Promise<R>,
+): Promise<R> {
+  const invitation = await deps.unscoped.signIn.findInvitation(hashInvitationToken(body.token));
+  if (invitation?.status !== 'pending' || invitation.expiresAt <= new Date()) {
+    throw invalid('token', 'The invitation token is invalid, expired or already used');
+  }
+  const scope = memberEventScope(invitation.organizationId);
+  return deps.data(scope).commitWithEvents(async (tx) => {
+    const accepted = await tx.invitations.accept(invitation, body.name);
+    if (!accepted) throw invalid('token', 'The invitation token is invalid, expired or already used');
+    if (accepted.already) throw conflict(`${invitation.email} is already a member`, 'token');
+    const member = toMemberRecord(accepted.membership);
+    return { result: await then(tx, member, scope), events: [events.memberAdded(member)] };
+  });
+}

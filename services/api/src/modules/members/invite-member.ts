@@ -1,4 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
+import { invitationMail } from '@worktrack/mail';
 import { conflict } from '../../http/errors';
 import { defineRoute } from '../../http/route';
 import { newInvitationSchema, toInvitationRecord } from './invitation-record';
@@ -9,6 +10,10 @@ const INVITATION_TTL_MS = 7 * 24 * 3600 * 1000;
 
 export const hashInvitationToken = (token: string) => createHash('sha256').update(token).digest('hex');
 
+/** The dashboard's page where an invitee gives their name and joins. */
+export const ACCEPT_PATH = '/dashboard/invitations/accept';
+export const acceptUrl = (publicBaseUrl: string, token: string) => `${publicBaseUrl}${ACCEPT_PATH}?token=${encodeURIComponent(token)}`;
+
 /** The token is returned once; only its hash is stored. It is valid 7 days and for one acceptance. */
 export const inviteMember = defineRoute({
   operationId: 'inviteMember',
@@ -16,7 +21,7 @@ export const inviteMember = defineRoute({
   path: '/members/invite',
   summary: 'Invite a member',
   description:
-    "Answers with the invitation and its `token`, shown this once: valid 7 days, for one acceptance (POST /invitations/accept). Inviting an existing member → 409. A role whose rights exceed the calling key's is refused (403, param `role`). Test keys never manage members.",
+    "Answers with the invitation and its `token`, shown this once: valid 7 days, for one acceptance (POST /invitations/accept). The invitee is also mailed a link to the dashboard's accept page. An earlier pending invitation to the same email is revoked: one address has at most one. Inviting an existing member → 409. A role whose rights exceed the calling key's is refused (403, param `role`). Test keys never manage members.",
   tag: 'Members',
   permission: 'members:write',
   body: inviteBody,
@@ -27,19 +32,35 @@ export const inviteMember = defineRoute({
   handler: async ({ body, tenant, deps }) => {
     assertKeyCanGrant(tenant, body.role);
     const token = `invtok_${randomBytes(32).toString('base64url')}`;
-    const invitation = await deps.data(tenant).transaction(async (tx) => {
+    const { invitation, inviter } = await deps.data(tenant).transaction(async (tx) => {
       // A removal of the inviter revokes the invitations they sent: one made meanwhile must not survive it.
-      await lockCallerMembership(tx, tenant);
+      // The lock also serializes invites, so that one address never has two pending invitations.
+      const { user: inviter } = await lockCallerMembership(tx, tenant);
       const existing = await tx.members.findByEmail(body.email);
       if (existing) throw conflict(`${body.email} is already a member`, 'email');
-      return tx.invitations.create({
+      await tx.invitations.revokeTo(body.email);
+      const invitation = await tx.invitations.create({
         email: body.email,
         role: body.role,
         tokenHash: hashInvitationToken(token),
         invitedById: tenant.userId,
         expiresAt: new Date(Date.now() + INVITATION_TTL_MS),
       });
+      return { invitation, inviter };
     });
+    // After the commit and best effort: the answer carries the token all the same, for the admin to pass on.
+    await deps.mailer
+      .send(
+        invitationMail({
+          to: invitation.email,
+          organizationName: tenant.organizationName,
+          invitedBy: inviter.name ?? inviter.email,
+          role: invitation.role,
+          url: acceptUrl(deps.config.publicBaseUrl, token),
+          expiresAt: invitation.expiresAt,
+        }),
+      )
+      .catch((err: unknown) => deps.logger.warn({ err, invitationId: invitation.id }, 'invitation not mailed'));
     return { ...toInvitationRecord(invitation), token };
   },
 });

@@ -14,11 +14,13 @@ export function assertKeyCanGrant(tenant: Tenant, role: Role): void {
  * membership changes, so two concurrent demotions never both pass the last-admin check) and checks
  * the caller is still a member: a request authenticated just before its user's removal committed
  * waits for it here, then is refused as that user's revoked keys are (401), so nothing it writes
- * outlives the removal.
+ * outlives the removal. Returns the caller's membership, with the user.
  */
-export async function lockCallerMembership(tx: TenantTx, tenant: Tenant): Promise<void> {
+export async function lockCallerMembership(tx: TenantTx, tenant: Tenant): Promise<Member> {
   await tx.members.lockAll();
-  if (!(await tx.members.find(tenant.userId))) throw new ApiError('unauthenticated', 'Invalid API key');
+  const caller = await tx.members.find(tenant.userId);
+  if (!caller) throw new ApiError('unauthenticated', 'Invalid API key');
+  return caller;
 }
 
 /** The organization's member, once the caller's membership is locked and checked, or a 404 naming `userId`. */

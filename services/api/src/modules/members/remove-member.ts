@@ -6,7 +6,7 @@ import { assertNotLastAdmin, lockMember, memberEventScope } from './membership-r
 
 /**
  * Removes the membership and revokes the user's keys in this organization (they stop working at once),
- * the invitations they sent that are still pending, and their dashboard sessions and sign-in links.
+ * the pending invitations addressed to them or sent by them, and their dashboard sessions and sign-in links.
  */
 export const removeMember = defineRoute({
   operationId: 'removeMember',
@@ -14,7 +14,7 @@ export const removeMember = defineRoute({
   path: '/members/:userId',
   summary: 'Remove a member',
   description:
-    "Emits `member.removed`. The member's API keys in this organization stop working at once, their dashboard sessions and sign-in links end, and the invitations they sent that are still pending are revoked. The last admin cannot be removed (409). Test keys never manage members.",
+    "Emits `member.removed`. The member's API keys in this organization stop working at once, their dashboard sessions and sign-in links end, and the pending invitations addressed to them or sent by them are revoked (a leftover token cannot bring them back). The last admin cannot be removed (409). Test keys never manage members.",
   tag: 'Members',
   permission: 'members:write',
   params: memberParams,
@@ -26,7 +26,7 @@ export const removeMember = defineRoute({
     await deps.data(memberEventScope(tenant.organizationId)).commitWithEvents(async (tx) => {
       const existing = await lockMember(tx, tenant, params.userId);
       if (existing.role === 'admin') await assertNotLastAdmin(tx);
-      await tx.members.remove(existing.userId);
+      await tx.members.remove({ userId: existing.userId, email: existing.user.email });
       return { result: undefined, events: [events.memberRemoved(toMemberRecord(existing))] };
     });
     deps.keyRevocations.announce(tenant.organizationId);

@@ -32,11 +32,14 @@ export interface NewWebhook extends WebhookRecord {
 export interface DeliveryRecord {
   id: string;
   webhookId: string;
+  eventId: string | null;
   event: string;
   status: DeliveryStatus;
   test: boolean;
   attemptCount: number;
   lastAttemptAt: string | null;
+  lastResponseStatus: number | null;
+  lastResponseTimeMs: number | null;
   nextAttemptAt: string | null;
   createdAt: string;
 }
@@ -82,15 +85,21 @@ export function toWebhookRecord(webhook: Webhook): WebhookRecord {
   };
 }
 
-export function toDeliveryRecord(delivery: Delivery): DeliveryRecord {
+type LastAttempt = Pick<DeliveryAttempt, 'responseStatus' | 'responseTimeMs'>;
+
+/** A delivery, with its last attempt when given (listed with `lastAttemptOfDelivery`, newest first). */
+export function toDeliveryRecord(delivery: Delivery & { attempts?: LastAttempt[] }, last: LastAttempt | undefined = delivery.attempts?.[0]): DeliveryRecord {
   return {
     id: delivery.id,
     webhookId: delivery.webhookId,
+    eventId: delivery.eventId,
     event: delivery.eventType,
     status: delivery.status,
     test: delivery.test,
     attemptCount: delivery.attemptCount,
     lastAttemptAt: iso(delivery.lastAttemptAt),
+    lastResponseStatus: last?.responseStatus ?? null,
+    lastResponseTimeMs: last?.responseTimeMs ?? null,
     nextAttemptAt: delivery.status === 'pending' ? iso(delivery.nextAttemptAt) : null,
     createdAt: delivery.createdAt.toISOString(),
   };
@@ -98,7 +107,7 @@ export function toDeliveryRecord(delivery: Delivery): DeliveryRecord {
 
 export function toDeliveryDetail(delivery: Delivery & { attempts: DeliveryAttempt[] }): DeliveryDetail {
   return {
-    ...toDeliveryRecord(delivery),
+    ...toDeliveryRecord(delivery, delivery.attempts.at(-1)),
     payload: JSON.parse(delivery.body) as Record<string, unknown>,
     attempts: delivery.attempts.map((a) => ({
       attemptNumber: a.attemptNumber,
@@ -163,6 +172,7 @@ export const newWebhookSchema = Joi.object<NewWebhook, true>({
 const deliveryFields = {
   id: out.id('dlv'),
   webhookId: out.id('whk'),
+  eventId: Joi.string().allow(null).required().description('The event it delivers; null for test deliveries').example('evt_01JD6X2ZKQ4R8T5N7M3P9W1VBC'),
   event: Joi.string()
     .valid(...EVENT_TYPES)
     .required(),
@@ -172,6 +182,8 @@ const deliveryFields = {
   test: Joi.boolean().required().description('A sample delivery of POST /webhooks/{webhookId}/test'),
   attemptCount: Joi.number().integer().min(0).required(),
   lastAttemptAt: out.nullableTimestamp(),
+  lastResponseStatus: Joi.number().integer().allow(null).required().description("The last attempt's HTTP status; null before any attempt or when none came"),
+  lastResponseTimeMs: Joi.number().integer().min(0).allow(null).required().description('How long the last attempt took; null before any attempt'),
   nextAttemptAt: out.nullableTimestamp().description('When the next attempt is due; null unless pending'),
   createdAt: out.timestamp(),
 };
@@ -210,7 +222,7 @@ export const webhookResource = defineResource<Webhook>({
  * The one lookup of a delivery: the tenant's, of the subscription named by the path (a delivery
  * of another subscription is not found there), or a 404 naming `deliveryId`.
  */
-export async function loadDelivery(data: TenantTx, webhookId: string, deliveryId: string): Promise<Delivery> {
+export async function loadDelivery(data: TenantTx, webhookId: string, deliveryId: string) {
   const delivery = await data.deliveries.find(webhookId, deliveryId);
   if (!delivery) throw notFound('deliveryId', 'No such delivery');
   return delivery;

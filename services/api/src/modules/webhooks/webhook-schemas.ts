@@ -6,6 +6,7 @@ import { creationOrder } from '../../http/list-order';
 import { pageQuery, type PageParams } from '../../http/pagination';
 import { MAX_CONCURRENCY, RATE_LIMIT } from './webhook-rules';
 import type { DeliveryRecord, WebhookRecord } from './webhook-record';
+import { fields } from '../../http/validation';
 
 const url = Joi.string()
   .max(2048)
@@ -84,9 +85,28 @@ export const updateWebhookBody = Joi.object<WebhookPatch, true>({
 export const webhookOrder = creationOrder<WebhookRecord>('webhooks', '-createdAt');
 export const listWebhooksQuery = Joi.object<PageParams<'createdAt'>, true>({ ...pageQuery(webhookOrder) });
 export const deliveryOrder = creationOrder<DeliveryRecord>('deliveries', '-createdAt');
-export const listDeliveriesQuery = Joi.object<PageParams<'createdAt'> & { status?: DeliveryStatus; event?: string }, true>({
+export interface DeliveryFilters {
+  status?: DeliveryStatus;
+  event?: string;
+  deliveryId?: string;
+  eventId?: string;
+  resourceId?: string;
+  since?: string;
+  until?: string;
+}
+/** An id as the API makes them: a prefix and a ULID (so a resource id is safe inside a text search). */
+const anId = (prefix: string) =>
+  Joi.string()
+    .pattern(new RegExp(`^${prefix}_[0-9A-Za-z]{1,40}$`))
+    .messages({ 'string.pattern.base': `{{#label}} must be an id like ${prefix}_01J...` });
+export const listDeliveriesQuery = Joi.object<PageParams<'createdAt'> & DeliveryFilters, true>({
   status: Joi.string().valid(...Object.values(DeliveryStatus)),
   event: Joi.string().valid(...EVENT_TYPES),
+  deliveryId: anId('dlv').description("The delivery with this id (a webhook body's `deliveryId`)"),
+  eventId: anId('evt').description('Deliveries of this event'),
+  resourceId: anId('[a-z]{3}').description("Deliveries whose event's `data.id` is this resource (a task, project, member, comment or file)"),
+  since: fields.timestamp().description('Deliveries created at or after this time'),
+  until: fields.timestamp().description('Deliveries created before this time'),
   ...pageQuery(deliveryOrder),
 });
 export const testWebhookBody = Joi.object<{ event?: string }, true>({ event: Joi.string().valid(...EVENT_TYPES) });

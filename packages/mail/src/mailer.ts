@@ -1,0 +1,40 @@
+import { randomBytes } from 'node:crypto';
+import { mkdir, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import nodemailer from 'nodemailer';
+import type { Logger, MailSettings } from '@worktrack/config';
+import type { Mail } from './compose';
+
+export interface Mailer {
+  /** Sends one mail; rejects when the SMTP server refuses it or cannot be reached. */
+  send(mail: Mail): Promise<void>;
+  close(): void;
+}
+
+/**
+ * Mail over SMTP (`SMTP_URL`) through nodemailer, or with no SMTP_URL each mail written to
+ * `MAIL_DIR` as one `.eml` file and its links logged, so that a local start works with no mail
+ * server (docs/decisions.md#email-and-invitations).
+ */
+export function createMailer(settings: MailSettings, logger: Logger): Mailer {
+  if (settings.smtpUrl) {
+    const transport = nodemailer.createTransport(settings.smtpUrl);
+    return {
+      async send(mail) {
+        await transport.sendMail({ from: settings.from, to: mail.to, subject: mail.subject, text: mail.text, html: mail.html });
+      },
+      close: () => transport.close(),
+    };
+  }
+  const transport = nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'unix' });
+  return {
+    async send(mail) {
+      const { message } = await transport.sendMail({ from: settings.from, to: mail.to, subject: mail.subject, text: mail.text, html: mail.html });
+      await mkdir(settings.directory, { recursive: true });
+      const file = path.join(settings.directory, `${new Date().toISOString().replace(/[:.]/g, '-')}-${randomBytes(4).toString('hex')}.eml`);
+      await writeFile(file, message as Buffer);
+      logger.info({ to: mail.to, subject: mail.subject, links: mail.links, file }, 'mail written to MAIL_DIR (no SMTP_URL)');
+    },
+    close: () => transport.close(),
+  };
+}
