@@ -7,6 +7,7 @@ export interface OutboxRow {
   mode: Scope['mode'];
   type: string;
   data: Prisma.InputJsonObject;
+  projectId: string | null;
 }
 
 /** docs/decisions.md#events-api: events are kept, and readable, for 30 days. */
@@ -23,6 +24,7 @@ export function outboxRow(scope: Scope, event: DomainEvent): OutboxRow {
     mode: scope.mode,
     type: event.type,
     data: event.data as Prisma.InputJsonObject,
+    projectId: event.projectId,
   };
 }
 

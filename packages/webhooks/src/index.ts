@@ -26,3 +26,11 @@ export {
   type DeliveryResult,
   type WebhookDelivererOptions,
 } from './deliver';
+export {
+  checkCustomHeaders,
+  isReservedHeader,
+  maskHeaderValue,
+  MAX_CUSTOM_HEADERS,
+  MAX_CUSTOM_HEADER_VALUE_BYTES,
+  type HeadersCheck,
+} from './custom-headers';

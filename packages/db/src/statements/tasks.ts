@@ -11,8 +11,8 @@ export interface OutboxInsert {
   data: object;
 }
 
-// The project and assignee checks, the task and its outbox row, in one statement: both rows commit
-// or neither does. Prepared once per connection, so Postgres plans it once.
+// The project and assignee checks, the task and its outbox row (its project the task's), in one
+// statement: both rows commit or neither does. Prepared once per connection, so Postgres plans it once.
 const INSERT_TASK_WITH_EVENT = {
   name: 'tasks.insert-with-event',
   text: `
@@ -27,8 +27,8 @@ const INSERT_TASK_WITH_EVENT = {
       FROM project, assignee
       RETURNING id
     )
-    INSERT INTO "OutboxEvent" (id, "organizationId", mode, type, data, "createdAt")
-    SELECT $15, $1, $2::"Mode", $16, $17::jsonb, $13::timestamptz
+    INSERT INTO "OutboxEvent" (id, "organizationId", mode, type, data, "projectId", "createdAt")
+    SELECT $15, $1, $2::"Mode", $16, $17::jsonb, $3, $13::timestamptz
     FROM task
     RETURNING "dispatchedAt" IS NULL AS awaited`,
 };

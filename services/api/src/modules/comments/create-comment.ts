@@ -23,13 +23,13 @@ export const createComment = defineRoute({
   response: commentRecordSchema,
   handler: ({ params, body, tenant, deps }) =>
     commitWithEvents(deps, tenant, async (tx) => {
-      await taskResource.load(tx, tenant, params.taskId);
+      const task = await taskResource.load(tx, tenant, params.taskId);
       const mentions = body.mentions ?? [];
       await assertMembers(tx, tenant.organizationId, mentions, 'mentions');
       const comment = await tx.comment.create({
         data: scoped(tenant, { id: newId('comment'), taskId: params.taskId, authorId: tenant.userId, content: body.content, mentions }),
       });
       const record = toCommentRecord(comment);
-      return { result: record, events: [events.commentCreated(record)] };
+      return { result: record, events: [events.commentCreated(record, task.projectId)] };
     }),
 });

@@ -20,10 +20,10 @@ export const deleteComment = defineRoute({
   response: null,
   handler: ({ params, tenant, deps, lock }) =>
     commitWithEvents(deps, tenant, async (tx) => {
-      await taskResource.load(tx, tenant, params.taskId);
+      const task = await taskResource.load(tx, tenant, params.taskId);
       const comment = await lock(tx);
       assertMayChange(tenant, comment);
       await tx.comment.delete({ where: { id: comment.id } });
-      return { result: undefined, events: [events.commentDeleted(toCommentRecord(comment))] };
+      return { result: undefined, events: [events.commentDeleted(toCommentRecord(comment), task.projectId)] };
     }),
 });

@@ -23,7 +23,7 @@ export const updateComment = defineRoute({
   response: commentRecordSchema,
   handler: ({ params, body, tenant, deps, lock }) =>
     commitWithEvents(deps, tenant, async (tx) => {
-      await taskResource.load(tx, tenant, params.taskId);
+      const task = await taskResource.load(tx, tenant, params.taskId);
       const existing = await lock(tx);
       assertMayChange(tenant, existing);
       if (body.mentions) await assertMembers(tx, tenant.organizationId, body.mentions, 'mentions');
@@ -31,6 +31,6 @@ export const updateComment = defineRoute({
       const changed = previousAttributes(before, toCommentRecord({ ...existing, ...body }));
       if (Object.keys(changed).length === 0) return { result: before, events: [] };
       const after = toCommentRecord(await tx.comment.update({ where: { id: existing.id }, data: body }));
-      return { result: after, events: [events.commentUpdated(after, changed)] };
+      return { result: after, events: [events.commentUpdated(after, changed, task.projectId)] };
     }),
 });

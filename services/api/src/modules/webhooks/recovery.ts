@@ -40,13 +40,14 @@ export async function recoverDeliveries(db: Db, tenant: Tenant, { webhookId, sin
       )
       RETURNING id`;
 
-    const types = webhook.events.includes('*') ? null : webhook.events;
+    // The subscription's events, as the fan-out decides them: its types, projects and filter.
     const missed = await tx.$queryRaw<MissedEvent[]>`
       SELECT e.id, e.type, e.data, e."createdAt"
       FROM "OutboxEvent" e
+      JOIN "Webhook" w ON w.id = ${webhook.id}
       WHERE e."organizationId" = ${tenant.organizationId} AND e.mode = ${tenant.mode}::"Mode"
         AND e."createdAt" >= ${since} AND e."createdAt" < ${until}
-        AND (${types}::text[] IS NULL OR e.type = ANY (${types}::text[]))
+        AND "Webhook_wants"(w, e)
         AND NOT EXISTS (SELECT 1 FROM "Delivery" d WHERE d."eventId" = e.id AND d."webhookId" = ${webhook.id})
       ORDER BY e."createdAt", e.id
       LIMIT ${RECOVERY_LIMIT - resent.length}`;
