@@ -7,8 +7,8 @@
 export const MAX_CUSTOM_HEADERS = 10;
 export const MAX_CUSTOM_HEADER_VALUE_BYTES = 1024;
 
-// RFC 9110 token.
-const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+/** RFC 9110 token: what a header name is. */
+export const HTTP_TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 // Printable ASCII and inner spaces or tabs: what every HTTP stack sends as it is.
 const VALUE = /^[\x21-\x7e]([\t\x20-\x7e]*[\x21-\x7e])?$/;
 const RESERVED = new Set(['content-type', 'content-length', 'host', 'user-agent']);
@@ -28,7 +28,7 @@ export function checkCustomHeaders(headers: Record<string, string>): HeadersChec
   if (names.length > MAX_CUSTOM_HEADERS) return { ok: false, message: `headers may name at most ${MAX_CUSTOM_HEADERS} headers, not ${names.length}` };
   const seen = new Set<string>();
   for (const name of names) {
-    if (!TOKEN.test(name)) return { ok: false, message: `header name ${JSON.stringify(name)} is not an HTTP token` };
+    if (!HTTP_TOKEN.test(name)) return { ok: false, message: `header name ${JSON.stringify(name)} is not an HTTP token` };
     if (isReservedHeader(name)) {
       return {
         ok: false,

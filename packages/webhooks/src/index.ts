@@ -28,6 +28,7 @@ export {
 } from './deliver';
 export {
   checkCustomHeaders,
+  HTTP_TOKEN,
   isReservedHeader,
   maskHeaderValue,
   MAX_CUSTOM_HEADERS,

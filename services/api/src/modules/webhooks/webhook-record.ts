@@ -1,7 +1,7 @@
 import Joi from 'joi';
 import { DeliveryStatus, scoped, WebhookStatus, type Db, type Delivery, type DeliveryAttempt, type Scope, type Tx, type Webhook } from '@worktrack/db';
 import { EVENT_TYPES } from '@worktrack/events';
-import { RECORDED_RESPONSE_HEADERS } from '@worktrack/webhooks';
+import { HTTP_TOKEN, RECORDED_RESPONSE_HEADERS } from '@worktrack/webhooks';
 import { notFound } from '../../http/errors';
 import { out } from '../../http/record-fields';
 import { defineResource } from '../../http/route';
@@ -166,7 +166,7 @@ const webhookFields = {
     .description('It receives only events whose `data` matches, as written; null: no filter')
     .example({ priority: { $in: ['high'] } }),
   headers: Joi.object()
-    .pattern(Joi.string(), Joi.string().pattern(/^\*{4}/))
+    .pattern(HTTP_TOKEN, Joi.string().pattern(/^\*{4}/))
     .allow(null)
     .required()
     .description('Sent with every delivery; the values masked (`****` and, for values of 12 characters or more, the last 4)')

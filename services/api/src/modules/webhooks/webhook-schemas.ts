@@ -71,7 +71,8 @@ const filter = Joi.object()
   )
   .example({ priority: { $in: ['high', 'urgent'] }, dueDate: { $gte: '2026-12-01T00:00:00Z' } });
 const headers = Joi.object()
-  .pattern(Joi.string(), Joi.string().max(MAX_CUSTOM_HEADER_VALUE_BYTES))
+  // Any name here, so that checkCustomHeaders says what is wrong with one.
+  .pattern(/^/, Joi.string().max(MAX_CUSTOM_HEADER_VALUE_BYTES))
   .max(MAX_CUSTOM_HEADERS)
   .allow(null)
   .custom((value: Record<string, string>, helpers) => {
