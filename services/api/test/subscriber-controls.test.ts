@@ -2,6 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import request from 'supertest';
 import { startTestWorker } from '../../worker/test/support/worker-harness';
+import { csrfOf, signedIn } from './support/dashboard';
 import { as, createHarness, createOrg, expectError, waitFor, type Harness, type TestOrg } from './support/harness';
 import { startScriptedReceiver, type ScriptedReceiver } from './support/scripted-receiver';
 
@@ -279,5 +280,48 @@ describe('headers', () => {
     const cleared = await as(h.app, org.liveKey).patch(`/v1/webhooks/${id}`, { headers: null });
     expect(cleared.body.headers).toBeNull();
     expect(await h.db.webhook.findUniqueOrThrow({ where: { id } })).toMatchObject({ headers: null, headersSealed: null });
+  });
+});
+
+describe('the dashboard webhook form', () => {
+  it('takes projects, a filter and headers, shows the headers masked, and keeps them on an edit that leaves them empty', async () => {
+    const agent = await signedIn(h, { organizationId: org.organization.id, userId: org.user.id });
+    const project = await newProject();
+    const list = await agent.get('/dashboard/webhooks');
+    const url = `https://93.184.215.14/dashboard/${randomUUID()}`;
+    const form = { url, events: '*', maxConcurrency: '10', projectIds: project, filter: '{"priority": "high"}' };
+    const created = await agent
+      .post('/dashboard/webhooks')
+      .type('form')
+      .send({ ...form, headers: 'Authorization: Bearer dashboard-token-1234\nX-Route: dash', _csrf: csrfOf(list.text) });
+    expect(created.status).toBe(201);
+    const row = await h.db.webhook.findFirstOrThrow({ where: { url } });
+    const masked = { Authorization: '****1234', 'X-Route': '****' };
+    expect(row).toMatchObject({ projectIds: [project], filter: { priority: 'high' }, headers: masked });
+
+    const detail = await agent.get(`/dashboard/webhooks/${row.id}`);
+    expect(detail.text).toContain('Authorization: ****1234');
+    expect(detail.text).not.toContain('dashboard-token');
+    const csrf = csrfOf(detail.text);
+    const widened = { ...form, projectIds: '', filter: '{"priority": {"$in": ["high", "low"]}}', headers: '', _csrf: csrf };
+    expect((await agent.post(`/dashboard/webhooks/${row.id}`).type('form').send(widened)).status).toBe(303);
+    expect(await h.db.webhook.findUniqueOrThrow({ where: { id: row.id } })).toMatchObject({
+      projectIds: [],
+      filter: { priority: { $in: ['high', 'low'] } },
+      headers: masked,
+    });
+
+    const refused = await agent
+      .post(`/dashboard/webhooks/${row.id}`)
+      .type('form')
+      .send({ ...widened, filter: '{"priority": {"$gt": 1}}' });
+    expect(refused.status).toBe(400);
+    expect(refused.text).toContain('unknown operator $gt');
+    const removed = await agent
+      .post(`/dashboard/webhooks/${row.id}`)
+      .type('form')
+      .send({ ...widened, removeHeaders: 'on' });
+    expect(removed.status).toBe(303);
+    expect(await h.db.webhook.findUniqueOrThrow({ where: { id: row.id } })).toMatchObject({ headers: null, headersSealed: null });
   });
 });
