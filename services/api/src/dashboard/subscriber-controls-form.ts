@@ -3,7 +3,7 @@ import type { WebhookRecord } from '../modules/webhooks/webhook-record';
 import { text, type Form } from './form';
 
 /*
- * The webhook form's subscriber controls (docs/dashboard.md#webhooks): projects as ids separated by
+ * The webhook form's subscriber controls (docs/dashboard.md): projects as ids separated by
  * commas or spaces, the filter as JSON, headers as `Name: value` lines. Headers are never shown back
  * (the record masks them): on edit an empty box keeps them, and the "remove" box removes them.
  */
