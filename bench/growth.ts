@@ -26,7 +26,7 @@ import autocannon from 'autocannon';
 import { Client } from 'pg';
 import { request } from 'undici';
 import { loadApiConfig, loadDotEnv } from '@worktrack/config';
-import { createDb, newId } from '@worktrack/db';
+import { createDb, newId, unscopedData } from '@worktrack/db';
 import { cursorCodec, type Position } from '../services/api/src/http/cursor';
 import { cursorContext } from '../services/api/src/http/pagination';
 import { bootstrapOrganization } from '../services/api/src/modules/organizations/bootstrap-organization';
@@ -66,7 +66,7 @@ async function setUp(databaseUrl: string): Promise<Setup> {
   let org: Awaited<ReturnType<typeof bootstrapOrganization>>;
   const members: string[] = [];
   try {
-    org = await bootstrapOrganization(db, {
+    org = await bootstrapOrganization(unscopedData({ db }), {
       name: `Growth ${stamp}`,
       email: `growth-${stamp}@example.com`,
       plan: 'enterprise',

@@ -15,7 +15,7 @@
 import { Client } from 'pg';
 import { request } from 'undici';
 import { loadApiConfig, loadDotEnv, loadWorkerConfig } from '@worktrack/config';
-import { createDb } from '@worktrack/db';
+import { createDb, unscopedData } from '@worktrack/db';
 import { bootstrapOrganization } from '../services/api/src/modules/organizations/bootstrap-organization';
 import { benchHttpPaths } from './http-paths';
 import { listeningPid, measureCpu } from './proc-cpu';
@@ -33,7 +33,7 @@ const LIST_TASKS = 1_000;
 async function organization(databaseUrl: string, name: string) {
   const db = createDb(databaseUrl, { poolSize: 2 });
   try {
-    const org = await bootstrapOrganization(db, {
+    const org = await bootstrapOrganization(unscopedData({ db }), {
       name: `${name} ${Date.now()}`,
       email: `bench-${Date.now()}@example.com`,
       plan: 'enterprise',

@@ -1,10 +1,18 @@
-export { createDatabase, createDb, lockScopedRow, queryOnPool, type Database, type Db, type LockableTable, type SqlPool, type Tx } from './client';
+export { createDatabase, createDb, queryOnPool, type Database, type Db, type SqlPool, type Tx } from './client';
+export { tenantData, type TenantData, type TenantTx } from './data/tenant';
+export { unscopedData, type UnscopedData, type UnscopedTx } from './data/unscoped';
+export type { LockableTable } from './data/connection';
+export { pageSql, type PageWindow, type RowSource } from './data/listing';
+export { TASK_SORT_KEYS, taskConditions, type TaskFilter, type TaskSortField } from './data/tasks';
+export { PROJECT_SORT_KEYS, type ProjectSortField } from './data/projects';
+export type { DeliveryToInsert, MissedEvent } from './data/deliveries';
+export type { EventToRecord } from './data/events';
+export type { KeyRow, NewApiKey as ApiKeyRow, SessionRow } from './data/sign-in';
 export { claimDueDeliveries, recordAttempts, type AttemptRecord, type ClaimedDelivery } from './statements/deliveries';
 export { fanOutEvents, undispatchedEvents, type EventToDispatch, type NewDelivery } from './statements/outbox-events';
-export { insertTaskWithEvent, type OutboxInsert } from './statements/tasks';
-export { setWebhookFilterPath } from './statements/webhooks';
+export { insertTaskWithEvent } from './data/tasks';
 export { newId, ID_PREFIXES, type IdKind } from './ids';
-export { scoped, type Scope } from './scope';
+export type { Scope } from './scope';
 export { Prisma } from './generated/prisma/client';
 export type {
   Organization,

@@ -67,6 +67,7 @@ describe('insertTaskWithEvent', () => {
   it.each([
     [
       'an archived project',
+      'project_archived',
       async () => {
         const archived = await database.db.project.create({
           data: { id: newId('project'), organizationId: org.organization.id, mode: 'live', name: 'A', archived: true, archivedAt: new Date() },
@@ -74,12 +75,12 @@ describe('insertTaskWithEvent', () => {
         return task({ projectId: archived.id });
       },
     ],
-    ["another organization's project", async () => task({ projectId: (await createOrgProject()).id })],
-    ["the other mode's project", async () => task({ mode: 'test' })],
-    ['an assignee who is not a member', async () => task({ assigneeId: (await createOrg(database.db)).user.id })],
-  ])('writes nothing for %s', async (_case, make) => {
+    ["another organization's project", 'project_missing', async () => task({ projectId: (await createOrgProject()).id })],
+    ["the other mode's project", 'project_missing', async () => task({ mode: 'test' })],
+    ['an assignee who is not a member', 'assignee_not_member', async () => task({ assigneeId: (await createOrg(database.db)).user.id })],
+  ] as const)('writes nothing for %s, and says which check refused', async (_case, refused, make) => {
     const t = await make();
-    expect(await insertTaskWithEvent(database.pool, t, eventFor(t))).toEqual({ inserted: false, awaited: false });
+    expect(await insertTaskWithEvent(database.pool, t, eventFor(t))).toEqual({ inserted: false, refused });
     expect(await rowsOf(t)).toEqual({ task: null, events: 0 });
   });
 });

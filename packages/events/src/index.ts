@@ -1,4 +1,4 @@
 export { EVENT_TYPES, events, isEventType, sampleEvents, type DomainEvent, type EventType } from './catalog';
-export { outboxRow, recordEvents, retainedSince, type OutboxRow } from './outbox';
+export { retainedSince } from './outbox';
 export type * from './records';
 export { buildDeliveryBody, type DeliveryBodyInput } from './delivery-body';

@@ -51,7 +51,7 @@ export function createApp(deps: AppDeps): express.Express {
   });
   v1.use(noStore);
   mountPublicRoutes(v1, deps, publicRoutes);
-  v1.use(authenticate(deps.db, deps.keyCache, new FailedAuthThrottle(deps.config.authFailuresPerMinute)));
+  v1.use(authenticate(deps.unscoped, deps.keyCache, new FailedAuthThrottle(deps.config.authFailuresPerMinute)));
   v1.use(dailyQuotaLimiter(deps.redis, deps.config.redisPrefix, deps.logger));
   v1.use(jsonBody);
   mountRoutes(v1, deps, apiRoutes);

@@ -1,12 +1,13 @@
 import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import type { ApiConfig, Logger } from '@worktrack/config';
-import { createDatabase, resealWebhookSecrets, SecretBox, type Db } from '@worktrack/db';
+import type { Express } from 'express';
+import { createDatabase, resealWebhookSecrets, SecretBox, tenantData, unscopedData, type Database, type Db } from '@worktrack/db';
 import { createMetricsRegistry, registerBacklogGauges } from '@worktrack/metrics';
-import { createRedisConnection, JobScheduler } from '@worktrack/queue';
+import { createRedisConnection, EventPublisher, JobScheduler } from '@worktrack/queue';
 import { createObjectStore } from '@worktrack/storage';
 import { createApp } from './app';
-import { createEventPublisher } from './commit';
+import type { AppDeps } from './deps';
 import type { ResolvedKey } from './http/auth';
 import { KEY_CACHE_LIFETIME_MS, KeyCache } from './http/key-cache';
 import { KeyRevocations } from './http/key-revocations';
@@ -21,19 +22,78 @@ export interface RunningApi {
   close(): Promise<void>;
 }
 
-/** The API as it ships: its dependencies built from the settings, the server listening. */
-export async function startApi(config: ApiConfig, logger: Logger): Promise<RunningApi> {
-  const database = createDatabase(config.databaseUrl);
-  const { db } = database;
+/** The API's dependencies and app, built from its settings: `startApi` serves them, the tests drive them in-process. */
+export interface ComposedApi {
+  app: Express;
+  deps: AppDeps;
+  database: Database;
+  /** Closes what `composeApi` opened (queues, Redis, the store, the database). */
+  close(): Promise<void>;
+}
+
+export function composeApi(
+  config: ApiConfig,
+  logger: Logger,
+  {
+    poolSize,
+    keyCacheLifetimeMs = KEY_CACHE_LIFETIME_MS,
+    draining = () => false,
+  }: { poolSize?: number; keyCacheLifetimeMs?: number; draining?: () => boolean } = {},
+): ComposedApi {
+  const database = createDatabase(config.databaseUrl, { poolSize });
   const redis = createRedisConnection(config.redisUrl, 'producer', 'api');
   const producer = createRedisConnection(config.redisUrl, 'producer', 'api-producer');
   const subscriber = createRedisConnection(config.redisUrl, 'subscriber', 'api-subscriber');
   const jobs = new JobScheduler(producer, config.redisPrefix, (err) => logger.warn({ err }, 'queue unavailable'));
   const publisher = createEventPublisher(jobs, logger, config.eventPublishDelayMs);
-  const keyCache = new KeyCache<ResolvedKey>(KEY_CACHE_LIFETIME_MS);
+  const keyCache = new KeyCache<ResolvedKey>(keyCacheLifetimeMs);
   const keyRevocations = new KeyRevocations(keyCache, redis, subscriber, config.redisPrefix, logger);
   const store = createObjectStore(config.s3);
-  await store
+  const unscoped = unscopedData(database);
+
+  const metrics = createMetricsRegistry();
+  const queues = [jobs.events, jobs.deliveries];
+  registerBacklogGauges(metrics, {
+    undispatchedEvents: unscoped.countUndispatchedEvents,
+    queueJobs: async () => Object.fromEntries(await Promise.all(queues.map(async (queue) => [queue.name, await queue.getJobCounts()] as const))),
+  });
+
+  const deps: AppDeps = {
+    config,
+    data: (scope) => tenantData(database, scope, { onCommitted: (eventIds) => publisher.publish(eventIds) }),
+    unscoped,
+    redis,
+    jobs,
+    publisher,
+    keyCache,
+    keyRevocations,
+    logger,
+    secrets: new SecretBox(config.secretsKeys),
+    store,
+    metrics,
+    draining,
+  };
+  return {
+    app: createApp(deps),
+    deps,
+    database,
+    async close() {
+      publisher.flush();
+      await jobs.close();
+      store.close();
+      redis.disconnect();
+      producer.disconnect();
+      subscriber.disconnect();
+      await database.close();
+    },
+  };
+}
+
+/** The API as it ships: its dependencies built from the settings, the server listening. */
+export async function startApi(config: ApiConfig, logger: Logger): Promise<RunningApi> {
+  let draining = false;
+  const api = composeApi(config, logger, { draining: () => draining });
+  await api.deps.store
     .ensureBucket()
     .catch((err: unknown) =>
       logger.warn(
@@ -41,36 +101,10 @@ export async function startApi(config: ApiConfig, logger: Logger): Promise<Runni
         'object store unreachable at boot (S3_ENDPOINT); file endpoints answer 503 until it answers',
       ),
     );
-
-  const metrics = createMetricsRegistry();
-  const queues = [jobs.events, jobs.deliveries];
-  registerBacklogGauges(metrics, {
-    undispatchedEvents: () => db.outboxEvent.count({ where: { dispatchedAt: null } }),
-    queueJobs: async () => Object.fromEntries(await Promise.all(queues.map(async (queue) => [queue.name, await queue.getJobCounts()] as const))),
-  });
-
-  const secrets = new SecretBox(config.secretsKeys);
-
-  let draining = false;
-  const app = createApp({
-    config,
-    db,
-    sql: database.pool,
-    redis,
-    jobs,
-    publisher,
-    keyCache,
-    keyRevocations,
-    logger,
-    secrets,
-    store,
-    metrics,
-    draining: () => draining,
-  });
-  const server = createApiServer(app).listen(config.port, config.host);
+  const server = createApiServer(api.app).listen(config.port, config.host);
   await Promise.race([once(server, 'listening'), once(server, 'error').then(([err]) => Promise.reject(err as Error))]);
   const { port } = server.address() as AddressInfo;
-  const resealing = resealAtStart(db, secrets, logger);
+  const resealing = resealAtStart(api.database.db, api.deps.secrets, logger);
 
   return {
     url: `http://${config.host}:${port}`,
@@ -80,14 +114,8 @@ export async function startApi(config: ApiConfig, logger: Logger): Promise<Runni
       const closed = new Promise((resolve) => server.close(resolve));
       server.closeIdleConnections();
       await closed;
-      publisher.flush();
-      await jobs.close();
-      store.close();
-      redis.disconnect();
-      producer.disconnect();
-      subscriber.disconnect();
       await resealing;
-      await database.close();
+      await api.close();
     },
   };
 }
@@ -110,4 +138,17 @@ async function resealAtStart(db: Db, secrets: SecretBox, logger: Logger): Promis
   } catch (err) {
     logger.warn({ err }, 'webhook secrets not sealed at start; the next start, or pnpm cli secrets reseal, seals them');
   }
+}
+
+/**
+ * Publishes committed events `delayMs` worth at a time, each batch one dispatch job: the longer the
+ * gather, the fewer jobs an event shares the fixed cost of. Best effort: if Redis is down the
+ * worker's sweep publishes the events later.
+ */
+function createEventPublisher(jobs: JobScheduler, logger: Logger, delayMs: number): EventPublisher {
+  return new EventPublisher(jobs, {
+    delayMs,
+    maxBatch: 500,
+    onError: (err, eventIds) => logger.warn({ err, eventIds }, 'event publish deferred to the outbox sweep'),
+  });
 }

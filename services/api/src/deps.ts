@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
 import type { ApiConfig, Logger } from '@worktrack/config';
-import type { Db, SecretBox, SqlPool } from '@worktrack/db';
+import type { Scope, SecretBox, TenantData, UnscopedData } from '@worktrack/db';
 import type { EventPublisher, JobScheduler } from '@worktrack/queue';
 import type { Registry } from '@worktrack/metrics';
 import type { ObjectStore } from '@worktrack/storage';
@@ -11,9 +11,10 @@ import type { KeyRevocations } from './http/key-revocations';
 /** Everything the API's routes need, built once by main.ts (or by the test harness). */
 export interface AppDeps {
   config: ApiConfig;
-  db: Db;
-  /** The pool under `db`, for the hot statements of @worktrack/db's `statements/`. */
-  sql: SqlPool;
+  /** One tenant's data: the only way handlers reach rows (every function bound to the tenant). */
+  data: (scope: Scope) => TenantData;
+  /** Every tenant's data at once: finding the tenant a credential names, health checks. Not for handlers of tenant data. */
+  unscoped: UnscopedData;
   /** Fail-fast connection for quota counters and idempotency records. */
   redis: Redis;
   /** Schedules deliveries (fail-fast connection). */

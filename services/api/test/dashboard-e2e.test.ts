@@ -43,7 +43,7 @@ beforeAll(async () => {
   // afterAll still closes the others, and Jest can exit.
   receiver = await startScriptedReceiver(healthy);
   browser = await launchBrowser();
-  org = await bootstrapOrganization(h.db, { name: 'Acme', email: 'ada@acme.example', plan: 'pro', dailyQuota: null });
+  org = await bootstrapOrganization(h.deps.unscoped, { name: 'Acme', email: 'ada@acme.example', plan: 'pro', dailyQuota: null });
   page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
   page.on('dialog', (dialog) => void dialog.accept());
   mkdirSync(ARTIFACTS, { recursive: true });

@@ -36,7 +36,7 @@ function harnessWith(env: NodeJS.ProcessEnv): Harness {
 
 /** Every column of the subscription's row, as a database dump would have it. */
 async function rowText(id: string): Promise<string> {
-  const { rows } = await h.deps.sql.query('SELECT * FROM "Webhook" WHERE id = $1', [id]);
+  const { rows } = await h.pool.query('SELECT * FROM "Webhook" WHERE id = $1', [id]);
   expect(rows).toHaveLength(1);
   return JSON.stringify(rows[0]);
 }

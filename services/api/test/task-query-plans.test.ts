@@ -1,8 +1,6 @@
-import { Prisma, type Scope } from '@worktrack/db';
-import { pageSql } from '../src/http/keyset';
+import { pageSql, Prisma, TASK_SORT_KEYS, taskConditions, type Scope } from '@worktrack/db';
 import type { Window } from '../src/http/pagination';
-import { taskConditions } from '../src/modules/tasks/task-filters';
-import { taskOrder, type TaskSortField } from '../src/modules/tasks/task-order';
+import type { TaskSortField } from '../src/modules/tasks/task-order';
 import type { TaskFilters } from '../src/modules/tasks/task-schemas';
 import { addMember, as, createHarness, createOrg, type Harness } from './support/harness';
 import { seedTasks } from './support/seed-tasks';
@@ -82,13 +80,13 @@ const FILTERS: [string, () => Filters][] = [
 /** A position deep in the walk: the task at the middle of the project in that order. */
 async function middleOf(field: TaskSortField, descending: boolean): Promise<Window<TaskSortField>['after']> {
   const window: Window<TaskSortField> = { take: 1, skip: 3_000, after: null, sort: { field, descending } };
-  const [task] = await h.db.$queryRaw<Record<string, unknown>[]>(pageSql('Task', taskConditions(scope, { projectId }), taskOrder.fields[field], window));
+  const [task] = await h.db.$queryRaw<Record<string, unknown>[]>(pageSql('Task', taskConditions(scope, { projectId }), TASK_SORT_KEYS[field], window));
   const value = task![field];
   return { value: value instanceof Date ? value.toISOString() : (value as string | null), id: task!.id as string, offset: 3_000 };
 }
 
 async function planOf(filters: Filters, window: Window<TaskSortField>): Promise<PlanNode> {
-  const sql = pageSql('Task', taskConditions(scope, filters), taskOrder.fields[window.sort.field], window);
+  const sql = pageSql('Task', taskConditions(scope, filters), TASK_SORT_KEYS[window.sort.field], window);
   const [row] = await h.db.$queryRaw<{ 'QUERY PLAN': { Plan: PlanNode }[] }[]>(Prisma.sql`EXPLAIN (FORMAT JSON) ${sql}`);
   return row!['QUERY PLAN'][0]!.Plan;
 }

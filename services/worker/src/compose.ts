@@ -1,6 +1,6 @@
 import type { AddressInfo } from 'node:net';
 import type { Logger, WorkerConfig } from '@worktrack/config';
-import { createDatabase, SecretBox } from '@worktrack/db';
+import { createDatabase, SecretBox, unscopedData } from '@worktrack/db';
 import { createMetricsRegistry, registerBacklogGauges } from '@worktrack/metrics';
 import { createRedisConnection, JobScheduler } from '@worktrack/queue';
 import { WebhookDeliverer } from '@worktrack/webhooks';
@@ -29,7 +29,7 @@ export interface RunningWorker {
 /** The worker as it ships: its dependencies built from the settings, the queues consumed, the health port open. */
 export async function startWorker(config: WorkerConfig, logger: Logger): Promise<RunningWorker> {
   const database = createDatabase(config.databaseUrl, { poolSize: Math.min(20, config.concurrency) });
-  const { db } = database;
+  const data = unscopedData(database);
   const connection = createRedisConnection(config.redisUrl, 'worker', 'worker');
   const producer = createRedisConnection(config.redisUrl, 'worker', 'worker-producer');
   const jobs = new JobScheduler(producer, config.redisPrefix, (err) => logger.warn({ err }, 'queue unavailable'));
@@ -38,12 +38,12 @@ export async function startWorker(config: WorkerConfig, logger: Logger): Promise
   const metrics = createMetricsRegistry();
   const queues = [jobs.events, jobs.deliveries];
   registerBacklogGauges(metrics, {
-    undispatchedEvents: () => db.outboxEvent.count({ where: { dispatchedAt: null } }),
+    undispatchedEvents: data.countUndispatchedEvents,
     queueJobs: async () => Object.fromEntries(await Promise.all(queues.map(async (queue) => [queue.name, await queue.getJobCounts()] as const))),
   });
 
   const runtime = startWorkerRuntime(
-    { db, sql: database.pool, jobs, deliverer, logger, metrics: new DeliveryMetrics(metrics), secrets: new SecretBox(config.secretsKeys) },
+    { data, sql: database.pool, jobs, deliverer, logger, metrics: new DeliveryMetrics(metrics), secrets: new SecretBox(config.secretsKeys) },
     {
       connection,
       prefix: config.redisPrefix,
@@ -57,7 +57,7 @@ export async function startWorker(config: WorkerConfig, logger: Logger): Promise
   );
   let draining = false;
   const health = await startHealthServer(
-    { db, redis: producer, metrics, queues, draining: () => draining },
+    { data, redis: producer, metrics, queues, draining: () => draining },
     { host: config.healthHost, port: config.healthPort, dashboardToken: config.queueDashboardToken },
   );
   const { port } = health.address() as AddressInfo;

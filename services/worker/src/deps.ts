@@ -1,12 +1,13 @@
 import type { Logger } from '@worktrack/config';
-import type { Db, SecretBox, SqlPool } from '@worktrack/db';
+import type { SecretBox, SqlPool, UnscopedData } from '@worktrack/db';
 import type { JobScheduler } from '@worktrack/queue';
 import type { WebhookDeliverer } from '@worktrack/webhooks';
 import type { DeliveryMetrics } from './delivery-metrics';
 
 export interface WorkerDeps {
-  db: Db;
-  /** The pool under `db`, for the grouped statements of the handlers. */
+  /** Every tenant's data: the worker's jobs are cross-tenant (the sweep, retention, health). */
+  data: UnscopedData;
+  /** The pool under it, for the hot prepared statements (claim, fan-out, record) of @worktrack/db's `statements/`. */
   sql: SqlPool;
   jobs: JobScheduler;
   deliverer: WebhookDeliverer;

@@ -9,11 +9,11 @@ import type { Queue } from 'bullmq';
 import express, { type RequestHandler } from 'express';
 import type { Redis } from 'ioredis';
 import { unreadyDependencies } from '@worktrack/config';
-import type { Db } from '@worktrack/db';
+import type { UnscopedData } from '@worktrack/db';
 import type { Registry } from '@worktrack/metrics';
 
 export interface HealthServerDeps {
-  db: Db;
+  data: UnscopedData;
   redis: Redis;
   metrics: Registry;
   queues: Queue[];
@@ -68,7 +68,7 @@ export async function startHealthServer(deps: HealthServerDeps, options: HealthS
   });
   app.get('/readyz', async (_req, res) => {
     if (deps.draining()) return void res.status(503).json(errorBody('unavailable', 'Not ready: shutting down', 'api_error'));
-    const down = await unreadyDependencies({ database: () => deps.db.$queryRaw`SELECT 1`, redis: () => deps.redis.ping() });
+    const down = await unreadyDependencies({ database: deps.data.ping, redis: () => deps.redis.ping() });
     if (down.length > 0) return void res.status(503).json(errorBody('unavailable', `Not ready: ${down.join(', ')} unreachable`, 'api_error'));
     res.json({ status: 'ok', checks: { database: 'ok', redis: 'ok' } });
   });

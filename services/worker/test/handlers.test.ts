@@ -29,8 +29,8 @@ beforeAll(() => {
   h = createHarness({ WEBHOOK_ALLOWED_HOSTS: '127.0.0.1', REDIS_PREFIX: `wt-test-${randomUUID().slice(0, 8)}` });
   producer = createRedisConnection(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', 'worker', 'test-handlers');
   deps = {
-    db: h.db,
-    sql: h.deps.sql,
+    data: h.deps.unscoped,
+    sql: h.pool,
     jobs: new JobScheduler(producer, h.deps.config.redisPrefix, () => undefined),
     deliverer: new WebhookDeliverer({ timeoutMs: 2_000, allowedHosts: ['127.0.0.1'] }),
     logger: createLogger('silent', 'test'),

@@ -53,7 +53,7 @@ async function expectSignedWith(delivery: Received, secret: string) {
 }
 
 async function tableText(): Promise<string> {
-  const { rows } = await h.deps.sql.query('SELECT * FROM "Webhook"');
+  const { rows } = await h.pool.query('SELECT * FROM "Webhook"');
   return JSON.stringify(rows);
 }
 

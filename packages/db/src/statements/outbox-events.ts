@@ -13,8 +13,8 @@ export interface EventToDispatch {
   webhookIds: string[];
 }
 
-// Its subscriptions are those the outbox trigger and recovery also ask about: `"Webhook_wants"`
-// (migration 20261126120000_subscriber_controls) is the one definition, inlined by the planner.
+// Its subscriptions are those the outbox trigger and recovery also ask about: `"Webhook_wants"` (migration
+// 20261126120000_subscriber_controls) is the one definition, inlined by the planner.
 // `(... IS NULL) IS TRUE` keeps the planner on the primary key: with statistics taken when no event
 // was waiting, it would otherwise read every undispatched event through the dispatchedAt index.
 const UNDISPATCHED = {

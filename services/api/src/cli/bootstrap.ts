@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import Joi from 'joi';
-import { Plan, type Db } from '@worktrack/db';
+import { Plan, unscopedData, type Db } from '@worktrack/db';
 import { bootstrapOrganization } from '../modules/organizations/bootstrap-organization';
 import { UsageError } from './usage-error';
 
@@ -30,7 +30,7 @@ export async function bootstrap(db: Db, argv: string[]): Promise<void> {
   const existing = await db.organization.findFirst({ where: { name: { equals: name, mode: 'insensitive' } } });
   if (existing) throw new UsageError(`An organization named "${existing.name}" already exists (${existing.id}); choose another name`);
 
-  const result = await bootstrapOrganization(db, { name, email: values.email, plan: values.plan as Plan, dailyQuota });
+  const result = await bootstrapOrganization(unscopedData({ db }), { name, email: values.email, plan: values.plan as Plan, dailyQuota });
   if (values.json) {
     console.log(JSON.stringify(result));
     return;

@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import type { ApiConfig } from '@worktrack/config';
-import type { Db } from '@worktrack/db';
+import { unscopedData, type Db } from '@worktrack/db';
 import { issueDashboardLink } from '../modules/dashboard-links/issue-dashboard-link';
 import { UsageError } from './usage-error';
 
@@ -24,7 +24,7 @@ export async function dashboardLink(db: Db, argv: string[], config: ApiConfig): 
     throw new UsageError(`${values.email} belongs to several organizations; choose one with --org: ${list}`, dashboardLinkUsage);
   }
   const membership = memberships[0]!;
-  const link = await issueDashboardLink(db, membership, config.publicBaseUrl);
+  const link = await issueDashboardLink(unscopedData({ db }), membership, config.publicBaseUrl);
   if (values.json) {
     console.log(JSON.stringify({ url: link.url, expiresAt: link.expiresAt.toISOString(), organizationId: membership.organizationId, role: membership.role }));
     return;

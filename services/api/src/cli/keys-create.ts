@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { Mode, type Db } from '@worktrack/db';
+import { Mode, unscopedData, type Db } from '@worktrack/db';
 import { PERMISSIONS } from '../http/permissions';
 import { issueApiKey } from '../modules/api-keys/issue-api-key';
 import { UsageError } from './usage-error';
@@ -32,7 +32,7 @@ export async function keysCreate(db: Db, argv: string[]): Promise<void> {
   });
   if (!membership) throw new UsageError(`${values.email} is not a member of organization ${values.org}`);
 
-  const { record, key } = await issueApiKey(db, {
+  const { record, key } = await issueApiKey(unscopedData({ db }).insertApiKey, {
     organizationId: values.org,
     userId: membership.userId,
     name: values.name!,

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { newId, type Db, type Mode, type Plan, type Role } from '@worktrack/db';
+import type { Mode, SessionRow, UnscopedData } from '@worktrack/db';
 import type { Tenant } from '../http/auth';
 import { effectivePermissions } from '../http/permissions';
 import { hashDashboardToken } from '../modules/dashboard-links/issue-dashboard-link';
@@ -7,74 +7,30 @@ import { hashDashboardToken } from '../modules/dashboard-links/issue-dashboard-l
 /** docs/decisions.md#dashboard: a session lasts 12 hours from sign-in. */
 export const SESSION_TTL_MS = 12 * 3600 * 1000;
 
-export interface DashboardSession {
-  id: string;
-  organizationId: string;
-  organizationName: string;
-  plan: Plan;
-  dailyQuota: number | null;
-  userId: string;
-  email: string;
-  role: Role;
-  mode: Mode;
-  csrfSecret: string;
-  expiresAt: Date;
-}
+export type DashboardSession = SessionRow;
 
 /**
  * Consumes a sign-in link, once and before it expires, and opens a session for its member in
  * live mode. Returns the cookie's token, or null for an unknown, used or expired link, or one
  * whose user has left the organization.
  */
-export async function openSession(db: Db, linkToken: string): Promise<{ token: string; expiresAt: Date } | null> {
-  return db.$transaction(async (tx) => {
-    const now = new Date();
-    const [link] = await tx.dashboardLink.updateManyAndReturn({
-      where: { tokenHash: hashDashboardToken(linkToken), usedAt: null, expiresAt: { gt: now } },
-      data: { usedAt: now },
-    });
-    if (!link) return null;
-    const membership = await tx.membership.findUnique({ where: { organizationId_userId: { organizationId: link.organizationId, userId: link.userId } } });
-    if (!membership) return null;
-    const token = randomBytes(32).toString('base64url');
-    const expiresAt = new Date(now.getTime() + SESSION_TTL_MS);
-    await tx.dashboardSession.create({
-      data: {
-        id: newId('dashboardSession'),
-        organizationId: link.organizationId,
-        userId: link.userId,
-        tokenHash: hashDashboardToken(token),
-        csrfSecret: randomBytes(32).toString('base64url'),
-        expiresAt,
-      },
-    });
-    return { token, expiresAt };
+export async function openSession(data: UnscopedData, linkToken: string): Promise<{ token: string; expiresAt: Date } | null> {
+  const token = randomBytes(32).toString('base64url');
+  const expiresAt = new Date(Date.now() + SESSION_TTL_MS);
+  const opened = await data.signIn.openSession(hashDashboardToken(linkToken), {
+    tokenHash: hashDashboardToken(token),
+    csrfSecret: randomBytes(32).toString('base64url'),
+    expiresAt,
   });
+  return opened ? { token, expiresAt } : null;
 }
 
-/**
- * The session a cookie names, with the user's current role, in one query. An expired session, or
- * one whose user is no longer a member, is no session.
- */
-export async function findSession(db: Db, token: string): Promise<DashboardSession | null> {
-  const rows = await db.$queryRaw<DashboardSession[]>`
-    SELECT s.id, s."organizationId", o.name AS "organizationName", o.plan::text AS plan, o."dailyQuota",
-           s."userId", u.email, m.role::text AS role, s.mode::text AS mode, s."csrfSecret", s."expiresAt"
-    FROM "DashboardSession" s
-    JOIN "Organization" o ON o.id = s."organizationId"
-    JOIN "Membership" m ON m."organizationId" = s."organizationId" AND m."userId" = s."userId"
-    JOIN "User" u ON u.id = s."userId"
-    WHERE s."tokenHash" = ${hashDashboardToken(token)} AND s."expiresAt" > now()`;
-  return rows[0] ?? null;
-}
+/** The session a cookie names, with the user's current role; an expired session, or one whose user left, is none. */
+export const findSession = (data: UnscopedData, token: string) => data.signIn.findSession(hashDashboardToken(token));
 
-export async function endSession(db: Db, sessionId: string): Promise<void> {
-  await db.dashboardSession.deleteMany({ where: { id: sessionId } });
-}
+export const endSession = (data: UnscopedData, sessionId: string) => data.signIn.endSession(sessionId);
 
-export async function switchMode(db: Db, sessionId: string, mode: Mode): Promise<void> {
-  await db.dashboardSession.update({ where: { id: sessionId }, data: { mode } });
-}
+export const switchMode = (data: UnscopedData, sessionId: string, mode: Mode) => data.signIn.switchMode(sessionId, mode);
 
 /**
  * The tenant the session acts as: its user's role in its mode, exactly as a `*` key of that user

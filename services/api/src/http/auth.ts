@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Request, RequestHandler } from 'express';
-import type { Db, Mode, Plan, Role } from '@worktrack/db';
+import type { Mode, Plan, Role, UnscopedData } from '@worktrack/db';
 import type { FailedAuthThrottle } from './auth-throttle';
 import { ApiError } from './errors';
 import type { KeyCache } from './key-cache';
@@ -32,19 +32,6 @@ export function hashApiKey(key: string): string {
   return createHash('sha256').update(key).digest('hex');
 }
 
-interface KeyRow {
-  keyId: string;
-  organizationId: string;
-  organizationName: string;
-  plan: Plan;
-  dailyQuota: number | null;
-  userId: string;
-  mode: Mode;
-  permissions: string[];
-  role: Role;
-  expiresAt: Date | null;
-}
-
 /** The tenant a key resolves to, as the key cache keeps it until the key expires. */
 export type ResolvedKey = Tenant & { expiresAt: Date | null };
 
@@ -59,18 +46,9 @@ export function bearerKey(req: Request): string {
   return key;
 }
 
-/** The key's tenant in one query; undefined for a revoked or expired key, or one whose user is no longer a member. */
-async function resolveKey(db: Db, hash: string): Promise<ResolvedKey | undefined> {
-  const rows = await db.$queryRaw<KeyRow[]>`
-    SELECT k.id AS "keyId", k."organizationId", o.name AS "organizationName", o.plan::text AS plan,
-           o."dailyQuota", k."userId", k.mode::text AS mode, k.permissions, m.role::text AS role, k."expiresAt"
-    FROM "ApiKey" k
-    JOIN "Organization" o ON o.id = k."organizationId"
-    JOIN "Membership" m ON m."organizationId" = k."organizationId" AND m."userId" = k."userId"
-    WHERE k.hash = ${hash}
-      AND k."revokedAt" IS NULL
-      AND (k."expiresAt" IS NULL OR k."expiresAt" > now())`;
-  const row = rows[0];
+/** The key's tenant; undefined for a revoked or expired key, or one whose user is no longer a member. */
+async function resolveKey(data: UnscopedData, hash: string): Promise<ResolvedKey | undefined> {
+  const row = await data.signIn.resolveKey(hash);
   return row && { ...row, permissions: effectivePermissions(row.permissions, row.role, row.mode) };
 }
 
@@ -81,12 +59,12 @@ async function resolveKey(db: Db, hash: string): Promise<ResolvedKey | undefined
  * throttle only slows the lookups of an address that presented too many unknown keys, and answers
  * its unknown keys with 429 instead of 401.
  */
-export function authenticate(db: Db, keys: KeyCache<ResolvedKey>, throttle: FailedAuthThrottle): RequestHandler {
+export function authenticate(data: UnscopedData, keys: KeyCache<ResolvedKey>, throttle: FailedAuthThrottle): RequestHandler {
   return async (req, res, next) => {
     const key = bearerKey(req);
     const address = req.ip ?? 'unknown';
     const hash = hashApiKey(key);
-    const tenant = await keys.get(hash, () => throttle.lookup(address, () => resolveKey(db, hash)));
+    const tenant = await keys.get(hash, () => throttle.lookup(address, () => resolveKey(data, hash)));
     if (!tenant) {
       const retryAfter = throttle.recordFailure(address);
       if (retryAfter === 0) throw unauthenticated('Invalid API key');

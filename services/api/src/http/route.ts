@@ -1,6 +1,6 @@
 import type { Request, Response, Router } from 'express';
 import Joi from 'joi';
-import { lockScopedRow, type Db, type LockableTable, type Scope, type Tx } from '@worktrack/db';
+import type { TenantTx } from '@worktrack/db';
 import type { AppDeps } from '../deps';
 import { bearerKey, requireTenant, type Tenant } from './auth';
 import { assertIfMatch, etagOf, isNotModified } from './conditional';
@@ -21,31 +21,31 @@ export interface ResourceFinder<R> {
   param: string;
   /** `No such ${name}`. */
   name: string;
-  /** Its table, for row locks. */
-  table: LockableTable;
-  /** The one scoped query that finds it. */
-  find(db: Db | Tx, scope: Scope, id: string): Promise<R | null>;
+  /** The tenant's row, through the tenant-bound data layer (in a transaction or not). */
+  find(data: TenantTx, id: string): Promise<R | null>;
+  /** Locks the tenant's row for the rest of the transaction; whether it exists. */
+  lockRow(tx: TenantTx, id: string): Promise<boolean>;
   /** The record its GET answers with, of which its ETag is the hash. */
   toRecord(row: R): unknown;
 }
 
 export interface Resource<R> extends ResourceFinder<R> {
   /** The tenant's record, or a 404 naming the parameter. */
-  load(db: Db | Tx, scope: Scope, id: string): Promise<R>;
+  load(data: TenantTx, id: string): Promise<R>;
   /** The same, with the row locked for the rest of the transaction (read-modify-write). */
-  lock(tx: Tx, scope: Scope, id: string): Promise<R>;
+  lock(tx: TenantTx, id: string): Promise<R>;
 }
 
 export function defineResource<R>(finder: ResourceFinder<R>): Resource<R> {
   const missing = () => notFound(finder.param, `No such ${finder.name}`);
   return {
     ...finder,
-    async load(db, scope, id) {
-      return (await finder.find(db, scope, id)) ?? Promise.reject(missing());
+    async load(data, id) {
+      return (await finder.find(data, id)) ?? Promise.reject(missing());
     },
-    async lock(tx, scope, id) {
-      if (!(await lockScopedRow(tx, finder.table, scope, id))) throw missing();
-      return this.load(tx, scope, id);
+    async lock(tx, id) {
+      if (!(await finder.lockRow(tx, id))) throw missing();
+      return this.load(tx, id);
     },
   };
 }
@@ -96,7 +96,7 @@ export interface RouteInput<P, Q, B, R> {
    * route declares `locks`), or answers 404; then, under the lock, 412 if the request's If-Match
    * no longer names it, so that of two writers holding the same ETag one wins and one gets 412.
    */
-  lock: (tx: Tx) => Promise<R>;
+  lock: (tx: TenantTx) => Promise<R>;
   tenant: Tenant;
   deps: AppDeps;
   req: Request;
@@ -221,11 +221,11 @@ export async function runOperation<P, Q, B, R, Res>(
 ): Promise<Res> {
   assertPermission(input.tenant, route.permission);
   const idOf = (resource: Resource<R>) => (input.params as Record<string, string>)[resource.param]!;
-  const resource = route.resource ? await route.resource.load(input.deps.db, input.tenant, idOf(route.resource)) : (undefined as R);
-  const lock = async (tx: Tx): Promise<R> => {
+  const resource = route.resource ? await route.resource.load(input.deps.data(input.tenant), idOf(route.resource)) : (undefined as R);
+  const lock = async (tx: TenantTx): Promise<R> => {
     if (!route.locks) throw new Error(`${route.method} ${route.path} locks no resource`);
     const locked = typeof route.locks === 'function' ? route.locks(input.params) : route.locks;
-    const row = await locked.lock(tx, input.tenant, idOf(locked));
+    const row = await locked.lock(tx, idOf(locked));
     assertIfMatch(input.req.get('if-match'), etagOf(locked.toRecord(row)));
     return row;
   };

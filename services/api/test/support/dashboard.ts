@@ -9,7 +9,7 @@ export const pathOf = (url: string) => {
 };
 
 export function linkFor(h: Harness, member: { organizationId: string; userId: string }) {
-  return issueDashboardLink(h.db, member, h.deps.config.publicBaseUrl);
+  return issueDashboardLink(h.deps.unscoped, member, h.deps.config.publicBaseUrl);
 }
 
 /** A browser-like client (it keeps cookies) signed in to the dashboard as this member. */

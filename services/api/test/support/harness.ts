@@ -2,15 +2,9 @@ import { randomUUID } from 'node:crypto';
 import request from 'supertest';
 import type { Express } from 'express';
 import { createLogger, loadApiConfig, type Logger } from '@worktrack/config';
-import { createMetricsRegistry } from '@worktrack/metrics';
-import { createDatabase, newId, SecretBox, type Db, type Mode, type Plan, type Role } from '@worktrack/db';
-import { createRedisConnection, JobScheduler } from '@worktrack/queue';
-import { createObjectStore } from '@worktrack/storage';
-import { createApp } from '../../src/app';
-import { createEventPublisher } from '../../src/commit';
-import type { ResolvedKey } from '../../src/http/auth';
-import { KEY_CACHE_LIFETIME_MS, KeyCache } from '../../src/http/key-cache';
-import { KeyRevocations } from '../../src/http/key-revocations';
+import { newId, unscopedData, type Db, type SqlPool, type Mode, type Plan, type Role } from '@worktrack/db';
+import { composeApi } from '../../src/compose';
+import { KEY_CACHE_LIFETIME_MS } from '../../src/http/key-cache';
 import type { OpenApiDocument } from '../../src/openapi/document';
 import { Conformance } from './conformance';
 import type { AppDeps } from '../../src/deps';
@@ -21,6 +15,8 @@ export interface Harness {
   app: Express;
   deps: AppDeps;
   db: Db;
+  /** The pool under `db`, for tests that read rows as a dump would. */
+  pool: SqlPool;
   close(): Promise<void>;
 }
 
@@ -34,45 +30,8 @@ export function createHarness(
   { logger = createLogger('silent', 'test'), keyCacheLifetimeMs = KEY_CACHE_LIFETIME_MS }: { logger?: Logger; keyCacheLifetimeMs?: number } = {},
 ): Harness {
   const config = loadApiConfig({ ...process.env, REDIS_PREFIX: `wt-test-${randomUUID().slice(0, 8)}`, ...overrides });
-  const database = createDatabase(config.databaseUrl, { poolSize: 5 });
-  const { db } = database;
-  const redis = createRedisConnection(config.redisUrl, 'producer', 'test-api');
-  const producer = createRedisConnection(config.redisUrl, 'producer', 'test-producer');
-  const subscriber = createRedisConnection(config.redisUrl, 'subscriber', 'test-subscriber');
-  const jobs = new JobScheduler(producer, config.redisPrefix, () => undefined);
-  const publisher = createEventPublisher(jobs, logger, config.eventPublishDelayMs);
-  const store = createObjectStore(config.s3);
-  const keyCache = new KeyCache<ResolvedKey>(keyCacheLifetimeMs);
-  const keyRevocations = new KeyRevocations(keyCache, redis, subscriber, config.redisPrefix, logger);
-  const deps: AppDeps = {
-    config,
-    db,
-    sql: database.pool,
-    redis,
-    jobs,
-    publisher,
-    keyCache,
-    keyRevocations,
-    logger,
-    secrets: new SecretBox(config.secretsKeys),
-    store,
-    metrics: createMetricsRegistry(),
-    draining: () => false,
-  };
-  return {
-    app: createApp(deps),
-    deps,
-    db,
-    async close() {
-      publisher.flush();
-      await jobs.close();
-      store.close();
-      redis.disconnect();
-      producer.disconnect();
-      subscriber.disconnect();
-      await database.close();
-    },
-  };
+  const { app, deps, database, close } = composeApi(config, logger, { poolSize: 5, keyCacheLifetimeMs });
+  return { app, deps, db: database.db, pool: database.pool, close };
 }
 
 export type TestOrg = BootstrapResult;
@@ -81,7 +40,7 @@ let orgCounter = 0;
 
 export function createOrg(db: Db, options: { plan?: Plan; dailyQuota?: number | null } = {}): Promise<TestOrg> {
   orgCounter += 1;
-  return bootstrapOrganization(db, {
+  return bootstrapOrganization(unscopedData({ db }), {
     name: `Org ${orgCounter}`,
     email: `admin-${randomUUID()}@example.com`,
     plan: options.plan ?? 'pro',
@@ -98,7 +57,7 @@ export async function addMember(
   const userId = newId('user');
   await db.user.create({ data: { id: userId, email: `${userId}@example.com`, name: 'Member' } });
   await db.membership.create({ data: { organizationId: org.organization.id, userId, role: options.role ?? 'member' } });
-  const { key } = await issueApiKey(db, {
+  const { key } = await issueApiKey(unscopedData({ db }).insertApiKey, {
     organizationId: org.organization.id,
     userId,
     name: 'member key',
@@ -110,7 +69,13 @@ export async function addMember(
 
 /** A key of the org's admin restricted to the given permissions. */
 export async function keyWith(db: Db, org: TestOrg, permissions: string[], mode: Mode = 'live'): Promise<string> {
-  const { key } = await issueApiKey(db, { organizationId: org.organization.id, userId: org.user.id, name: 'restricted', mode, permissions });
+  const { key } = await issueApiKey(unscopedData({ db }).insertApiKey, {
+    organizationId: org.organization.id,
+    userId: org.user.id,
+    name: 'restricted',
+    mode,
+    permissions,
+  });
   return key;
 }
 

@@ -39,7 +39,7 @@ export function sessionPages(router: Router, { deps, assets }: DashboardApp, { s
       renderBarePage(res, assets, { title: signedOut ? 'You are signed out' : 'Sign in', status: 200, body: <HowToSignIn /> });
       return;
     }
-    const opened = await openSession(deps.db, token);
+    const opened = await openSession(deps.unscoped, token);
     if (!opened) {
       renderBarePage(res, assets, {
         title: 'This sign-in link does not work',
@@ -59,7 +59,7 @@ export function sessionPages(router: Router, { deps, assets }: DashboardApp, { s
 
   const requireSession: RequestHandler = async (req, res, next) => {
     const token: unknown = req.cookies?.[SESSION_COOKIE];
-    const session = typeof token === 'string' ? await findSession(deps.db, token) : null;
+    const session = typeof token === 'string' ? await findSession(deps.unscoped, token) : null;
     if (!session) {
       res.clearCookie(SESSION_COOKIE, cookie);
       if (req.method === 'GET') {
@@ -79,7 +79,7 @@ export function sessionPages(router: Router, { deps, assets }: DashboardApp, { s
   router.use(requireSession);
 
   router.post('/sign-out', csrf.doubleCsrfProtection, async (req, res) => {
-    await endSession(deps.db, requireDashboard(req).session.id);
+    await endSession(deps.unscoped, requireDashboard(req).session.id);
     res.clearCookie(SESSION_COOKIE, cookie);
     res.redirect(303, `${SIGN_IN_PATH}?signed-out`);
   });
@@ -89,7 +89,7 @@ export function sessionPages(router: Router, { deps, assets }: DashboardApp, { s
     const mode = text(form, 'mode');
     const next = text(form, 'next');
     if (!(mode in Mode)) throw invalid('mode', 'mode must be live or test');
-    await switchMode(deps.db, requireDashboard(req).session.id, mode as Mode);
+    await switchMode(deps.unscoped, requireDashboard(req).session.id, mode as Mode);
     // Only a page of the dashboard: never an address given from outside.
     redirectDone(res, /^\/dashboard(\/[a-z-]+)?$/.test(next) ? next : '/dashboard', 'mode-switched');
   });

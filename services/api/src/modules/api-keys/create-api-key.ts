@@ -24,7 +24,7 @@ export const createApiKey = defineRoute({
     }
     const expiresAt = body.expiresAt ? new Date(body.expiresAt) : null;
     if (expiresAt && expiresAt.getTime() <= Date.now()) throw invalid('expiresAt', 'expiresAt must be in the future');
-    const { record, key } = await issueApiKey(deps.db, {
+    const { record, key } = await issueApiKey(deps.data(tenant).apiKeys.insert, {
       organizationId: tenant.organizationId,
       userId: tenant.userId,
       name: body.name,

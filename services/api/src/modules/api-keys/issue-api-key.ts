@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import Joi from 'joi';
-import { Mode, newId, type ApiKey, type Tx } from '@worktrack/db';
+import { Mode, type ApiKey, type ApiKeyRow } from '@worktrack/db';
 import { hashApiKey } from '../../http/auth';
 import { PERMISSIONS } from '../../http/permissions';
 import { out } from '../../http/record-fields';
@@ -68,20 +68,17 @@ export interface NewApiKey {
 }
 
 /** Creates a key and returns its secret once; only the SHA-256 hash and a display prefix are stored. */
-export async function issueApiKey(tx: Tx, input: NewApiKey): Promise<{ record: ApiKeyRecord; key: string }> {
+export async function issueApiKey(insert: (row: ApiKeyRow) => Promise<ApiKey>, input: NewApiKey): Promise<{ record: ApiKeyRecord; key: string }> {
   const key = `tk_${input.mode}_${randomBytes(24).toString('base64url')}`;
-  const row = await tx.apiKey.create({
-    data: {
-      id: newId('apiKey'),
-      organizationId: input.organizationId,
-      userId: input.userId,
-      name: input.name,
-      mode: input.mode,
-      prefix: key.slice(0, 12),
-      hash: hashApiKey(key),
-      permissions: input.permissions,
-      expiresAt: input.expiresAt ?? null,
-    },
+  const row = await insert({
+    organizationId: input.organizationId,
+    userId: input.userId,
+    name: input.name,
+    mode: input.mode,
+    prefix: key.slice(0, 12),
+    hash: hashApiKey(key),
+    permissions: input.permissions,
+    expiresAt: input.expiresAt ?? null,
   });
   return { record: toApiKeyRecord(row), key };
 }

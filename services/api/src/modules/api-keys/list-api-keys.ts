@@ -1,5 +1,4 @@
 import { defineRoute } from '../../http/route';
-import { prismaWindow } from '../../http/keyset';
 import { pageOf, paginate } from '../../http/pagination';
 import { apiKeyOrder, listApiKeysQuery } from './api-key-schemas';
 import { apiKeyRecordSchema, toApiKeyRecord } from './issue-api-key';
@@ -18,12 +17,6 @@ export const listApiKeys = defineRoute({
   response: pageOf(apiKeyRecordSchema),
   handler: async (request) => {
     const { tenant, deps } = request;
-    const where = { organizationId: tenant.organizationId };
-    return paginate(request, {
-      order: apiKeyOrder,
-      rows: (window) => deps.db.apiKey.findMany(prismaWindow(where, window)),
-      total: () => deps.db.apiKey.count({ where }),
-      toRecord: toApiKeyRecord,
-    });
+    return paginate(request, { order: apiKeyOrder, ...deps.data(tenant).apiKeys.list(), toRecord: toApiKeyRecord });
   },
 });

@@ -16,11 +16,7 @@ export const revokeApiKey = defineRoute({
   status: 204,
   response: null,
   handler: async ({ params, tenant, deps }) => {
-    const { count } = await deps.db.apiKey.updateMany({
-      where: { id: params.keyId, organizationId: tenant.organizationId, revokedAt: null },
-      data: { revokedAt: new Date() },
-    });
-    if (count === 0) throw notFound('keyId', 'No such API key');
+    if (!(await deps.data(tenant).apiKeys.revoke(params.keyId))) throw notFound('keyId', 'No such API key');
     deps.keyRevocations.announce(tenant.organizationId);
     return undefined;
   },

@@ -1,5 +1,5 @@
 import Joi from 'joi';
-import { scoped, type Comment } from '@worktrack/db';
+import type { Comment } from '@worktrack/db';
 import type { CommentRecord } from '@worktrack/events';
 import { out } from '../../http/record-fields';
 import { defineResource } from '../../http/route';
@@ -36,7 +36,7 @@ export const commentResource = (taskId: string) =>
   defineResource<Comment>({
     param: 'commentId',
     name: 'comment',
-    table: 'Comment',
-    find: (db, scope, id) => db.comment.findFirst({ where: scoped(scope, { id, taskId }) }),
+    find: (data, id) => data.comments.find(taskId, id),
+    lockRow: (tx, id) => tx.comments.lock(id),
     toRecord: toCommentRecord,
   });

@@ -1,6 +1,4 @@
-import { newId, scoped } from '@worktrack/db';
 import { events } from '@worktrack/events';
-import { commitWithEvents } from '../../commit';
 import { defineRoute } from '../../http/route';
 import { assertMembers } from '../members/assert-member';
 import { taskResource } from '../tasks/task-record';
@@ -22,13 +20,11 @@ export const createComment = defineRoute({
   status: 201,
   response: commentRecordSchema,
   handler: ({ params, body, tenant, deps }) =>
-    commitWithEvents(deps, tenant, async (tx) => {
-      const task = await taskResource.load(tx, tenant, params.taskId);
+    deps.data(tenant).commitWithEvents(async (tx) => {
+      const task = await taskResource.load(tx, params.taskId);
       const mentions = body.mentions ?? [];
-      await assertMembers(tx, tenant.organizationId, mentions, 'mentions');
-      const comment = await tx.comment.create({
-        data: scoped(tenant, { id: newId('comment'), taskId: params.taskId, authorId: tenant.userId, content: body.content, mentions }),
-      });
+      await assertMembers(tx, mentions, 'mentions');
+      const comment = await tx.comments.create({ taskId: params.taskId, authorId: tenant.userId, content: body.content, mentions });
       const record = toCommentRecord(comment);
       return { result: record, events: [events.commentCreated(record, task.projectId)] };
     }),

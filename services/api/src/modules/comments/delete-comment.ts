@@ -1,5 +1,4 @@
 import { events } from '@worktrack/events';
-import { commitWithEvents } from '../../commit';
 import { defineRoute } from '../../http/route';
 import { taskResource } from '../tasks/task-record';
 import { commentResource, toCommentRecord } from './comment-record';
@@ -19,11 +18,11 @@ export const deleteComment = defineRoute({
   status: 204,
   response: null,
   handler: ({ params, tenant, deps, lock }) =>
-    commitWithEvents(deps, tenant, async (tx) => {
-      const task = await taskResource.load(tx, tenant, params.taskId);
+    deps.data(tenant).commitWithEvents(async (tx) => {
+      const task = await taskResource.load(tx, params.taskId);
       const comment = await lock(tx);
       assertMayChange(tenant, comment);
-      await tx.comment.delete({ where: { id: comment.id } });
+      await tx.comments.remove(comment.id);
       return { result: undefined, events: [events.commentDeleted(toCommentRecord(comment), task.projectId)] };
     }),
 });

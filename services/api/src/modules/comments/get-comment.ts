@@ -16,7 +16,8 @@ export const getComment = defineRoute({
   status: 200,
   response: commentRecordSchema,
   handler: async ({ params, tenant, deps }) => {
-    await taskResource.load(deps.db, tenant, params.taskId);
-    return toCommentRecord(await commentResource(params.taskId).load(deps.db, tenant, params.commentId));
+    const data = deps.data(tenant);
+    await taskResource.load(data, params.taskId);
+    return toCommentRecord(await commentResource(params.taskId).load(data, params.commentId));
   },
 });

@@ -1,5 +1,3 @@
-import { scoped } from '@worktrack/db';
-import { prismaWindow } from '../../http/keyset';
 import { pageOf, paginate } from '../../http/pagination';
 import { defineRoute } from '../../http/route';
 import { taskResource } from '../tasks/task-record';
@@ -22,12 +20,6 @@ export const listComments = defineRoute({
   response: pageOf(commentRecordSchema),
   handler: async (request) => {
     const { resource: task, tenant, deps } = request;
-    const where = scoped(tenant, { taskId: task.id });
-    return paginate(request, {
-      order: commentOrder,
-      rows: (window) => deps.db.comment.findMany(prismaWindow(where, window)),
-      total: () => deps.db.comment.count({ where }),
-      toRecord: toCommentRecord,
-    });
+    return paginate(request, { order: commentOrder, ...deps.data(tenant).comments.list(task.id), toRecord: toCommentRecord });
   },
 });

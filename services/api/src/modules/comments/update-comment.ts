@@ -1,5 +1,4 @@
 import { events } from '@worktrack/events';
-import { commitWithEvents } from '../../commit';
 import { defineRoute } from '../../http/route';
 import { previousAttributes } from '../changes';
 import { assertMembers } from '../members/assert-member';
@@ -22,15 +21,15 @@ export const updateComment = defineRoute({
   status: 200,
   response: commentRecordSchema,
   handler: ({ params, body, tenant, deps, lock }) =>
-    commitWithEvents(deps, tenant, async (tx) => {
-      const task = await taskResource.load(tx, tenant, params.taskId);
+    deps.data(tenant).commitWithEvents(async (tx) => {
+      const task = await taskResource.load(tx, params.taskId);
       const existing = await lock(tx);
       assertMayChange(tenant, existing);
-      if (body.mentions) await assertMembers(tx, tenant.organizationId, body.mentions, 'mentions');
+      if (body.mentions) await assertMembers(tx, body.mentions, 'mentions');
       const before = toCommentRecord(existing);
       const changed = previousAttributes(before, toCommentRecord({ ...existing, ...body }));
       if (Object.keys(changed).length === 0) return { result: before, events: [] };
-      const after = toCommentRecord(await tx.comment.update({ where: { id: existing.id }, data: body }));
+      const after = toCommentRecord(await tx.comments.update(existing.id, body));
       return { result: after, events: [events.commentUpdated(after, changed, task.projectId)] };
     }),
 });

@@ -32,7 +32,7 @@ export const createDashboardLink = defineRoute({
   handler: async ({ tenant, deps }) => {
     if (tenant.mode !== 'live') throw forbidden('Dashboard links need a live key');
     if (roleExceeds(tenant.role, tenant.permissions)) throw forbidden(`Dashboard links need a key holding every permission of the ${tenant.role} role`);
-    const link = await issueDashboardLink(deps.db, tenant, deps.config.publicBaseUrl);
+    const link = await issueDashboardLink(deps.data(tenant), tenant, deps.config.publicBaseUrl);
     return { url: link.url, expiresAt: link.expiresAt.toISOString() };
   },
 });

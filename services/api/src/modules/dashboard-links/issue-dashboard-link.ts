@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { newId, type Db } from '@worktrack/db';
+import type { TenantTx, UnscopedTx } from '@worktrack/db';
 
 /** docs/decisions.md#dashboard: a sign-in link is valid 15 minutes, once. */
 const DASHBOARD_LINK_TTL_MS = 15 * 60 * 1000;
@@ -15,11 +15,13 @@ export interface DashboardLink {
 }
 
 /** A one-time link that opens a dashboard session for this member of this organization. */
-export async function issueDashboardLink(db: Db, member: { organizationId: string; userId: string }, publicBaseUrl: string): Promise<DashboardLink> {
+export async function issueDashboardLink(
+  data: TenantTx | UnscopedTx,
+  member: { organizationId: string; userId: string },
+  publicBaseUrl: string,
+): Promise<DashboardLink> {
   const token = randomBytes(32).toString('base64url');
   const expiresAt = new Date(Date.now() + DASHBOARD_LINK_TTL_MS);
-  await db.dashboardLink.create({
-    data: { id: newId('dashboardLink'), organizationId: member.organizationId, userId: member.userId, tokenHash: hashDashboardToken(token), expiresAt },
-  });
+  await data.dashboardLinks.create({ organizationId: member.organizationId, userId: member.userId, tokenHash: hashDashboardToken(token), expiresAt });
   return { url: `${publicBaseUrl.replace(/\/+$/, '')}${SIGN_IN_PATH}?token=${token}`, expiresAt };
 }

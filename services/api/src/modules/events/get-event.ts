@@ -1,4 +1,3 @@
-import { scoped } from '@worktrack/db';
 import { notFound } from '../../http/errors';
 import { defineRoute } from '../../http/route';
 import { retainedSince } from '@worktrack/events';
@@ -18,7 +17,7 @@ export const getEvent = defineRoute({
   response: eventRecordSchema,
   errors: ['not_found'],
   handler: async ({ params, tenant, deps }) => {
-    const event = await deps.db.outboxEvent.findFirst({ where: scoped(tenant, { id: params.eventId, createdAt: { gte: retainedSince() } }) });
+    const event = await deps.data(tenant).events.find(params.eventId, retainedSince());
     if (!event) throw notFound('eventId', 'No such event');
     return toEventRecord(event);
   },

@@ -1,5 +1,3 @@
-import { scoped } from '@worktrack/db';
-import { prismaWindow } from '../../http/keyset';
 import { pageOf, paginate } from '../../http/pagination';
 import { defineRoute } from '../../http/route';
 import { retainedSince } from '@worktrack/events';
@@ -23,12 +21,6 @@ export const listEvents = defineRoute({
     const { type, createdSince } = query;
     const retained = retainedSince();
     const since = createdSince && new Date(createdSince) > retained ? new Date(createdSince) : retained;
-    const where = scoped(tenant, { createdAt: { gte: since }, ...(type && { type }) });
-    return paginate(request, {
-      order: eventOrder,
-      rows: (window) => deps.db.outboxEvent.findMany(prismaWindow(where, window)),
-      total: () => deps.db.outboxEvent.count({ where }),
-      toRecord: toEventRecord,
-    });
+    return paginate(request, { order: eventOrder, ...deps.data(tenant).events.list({ since, type }), toRecord: toEventRecord });
   },
 });

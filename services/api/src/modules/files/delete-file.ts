@@ -1,5 +1,4 @@
 import { events } from '@worktrack/events';
-import { commitWithEvents } from '../../commit';
 import { defineRoute } from '../../http/route';
 import { fileResource, toFileRecord } from './file-record';
 import { fileParams } from './file-schemas';
@@ -21,10 +20,10 @@ export const deleteFile = defineRoute({
   status: 204,
   response: null,
   handler: async ({ tenant, deps, lock }) =>
-    commitWithEvents(deps, tenant, async (tx) => {
+    deps.data(tenant).commitWithEvents(async (tx) => {
       const file = await lock(tx);
       await deps.store.delete(file.storageKey);
-      await tx.file.delete({ where: { id: file.id } });
+      await tx.files.remove(file.id);
       return { result: undefined, events: [events.fileDeleted(toFileRecord(file))] };
     }),
 });

@@ -1,5 +1,5 @@
 import Joi from 'joi';
-import { scoped, type File } from '@worktrack/db';
+import type { File } from '@worktrack/db';
 import type { FileRecord } from '@worktrack/events';
 import { out } from '../../http/record-fields';
 import { defineResource } from '../../http/route';
@@ -40,7 +40,7 @@ export const fileDownloadSchema = Joi.object<FileDownload, true>({
 export const fileResource = defineResource<File>({
   param: 'fileId',
   name: 'file',
-  table: 'File',
-  find: (db, scope, id) => db.file.findFirst({ where: scoped(scope, { id }) }),
+  find: (data, id) => data.files.find(id),
+  lockRow: (tx, id) => tx.files.lock(id),
   toRecord: toFileRecord,
 });

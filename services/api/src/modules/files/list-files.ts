@@ -1,5 +1,3 @@
-import { scoped } from '@worktrack/db';
-import { prismaWindow } from '../../http/keyset';
 import { pageOf, paginate } from '../../http/pagination';
 import { defineRoute } from '../../http/route';
 import { fileRecordSchema, toFileRecord } from './file-record';
@@ -18,12 +16,6 @@ export const listFiles = defineRoute({
   response: pageOf(fileRecordSchema),
   handler: async (request) => {
     const { query, tenant, deps } = request;
-    const where = scoped(tenant, query.projectId ? { projectId: query.projectId } : {});
-    return paginate(request, {
-      order: fileOrder,
-      rows: (window) => deps.db.file.findMany(prismaWindow(where, window)),
-      total: () => deps.db.file.count({ where }),
-      toRecord: toFileRecord,
-    });
+    return paginate(request, { order: fileOrder, ...deps.data(tenant).files.list(query), toRecord: toFileRecord });
   },
 });

@@ -1,6 +1,5 @@
-import { newId, scoped } from '@worktrack/db';
+import { newId } from '@worktrack/db';
 import { events } from '@worktrack/events';
-import { commitWithEvents } from '../../commit';
 import { invalid } from '../../http/errors';
 import { defineRoute } from '../../http/route';
 import { validate } from '../../http/validation';
@@ -31,18 +30,16 @@ export const uploadFile = defineRoute({
       if (!file) throw invalid('file', 'Missing required field: file');
       validate(uploadedFileName, { file: file.originalname });
       const fields = validate(uploadFields, req.body ?? {});
-      return await commitWithEvents(deps, tenant, async (tx) => {
-        await assertProjectOpen(tx, tenant, fields.projectId);
-        const row = await tx.file.create({
-          data: scoped(tenant, {
-            id,
-            projectId: fields.projectId,
-            name: file.originalname,
-            size: file.size,
-            contentType: file.mimetype || 'application/octet-stream',
-            storageKey,
-            uploaderId: tenant.userId,
-          }),
+      return await deps.data(tenant).commitWithEvents(async (tx) => {
+        await assertProjectOpen(tx, fields.projectId);
+        const row = await tx.files.create({
+          id,
+          projectId: fields.projectId,
+          name: file.originalname,
+          size: file.size,
+          contentType: file.mimetype || 'application/octet-stream',
+          storageKey,
+          uploaderId: tenant.userId,
         });
         const record = toFileRecord(row);
         return { result: record, events: [events.fileUploaded(record)] };

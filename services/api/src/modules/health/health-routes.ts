@@ -10,7 +10,7 @@ export const HEALTH_PATHS = ['/healthz', '/readyz'] as const;
  * `/healthz`: the process is up. `/readyz`: not draining, and Postgres, Redis and the object store
  * answer. Neither needs a key.
  */
-export function healthRoutes(deps: Pick<AppDeps, 'db' | 'redis' | 'store' | 'draining'>): Router {
+export function healthRoutes(deps: Pick<AppDeps, 'unscoped' | 'redis' | 'store' | 'draining'>): Router {
   const router = Router({ caseSensitive: true, strict: true });
   router.get('/healthz', (_req, res) => {
     res.json({ status: 'ok' });
@@ -18,7 +18,7 @@ export function healthRoutes(deps: Pick<AppDeps, 'db' | 'redis' | 'store' | 'dra
   router.get('/readyz', async (_req, res) => {
     if (deps.draining()) throw unavailable('Not ready: shutting down');
     const down = await unreadyDependencies({
-      database: () => deps.db.$queryRaw`SELECT 1`,
+      database: deps.unscoped.ping,
       redis: () => deps.redis.ping(),
       objectStore: () => deps.store.ping(),
     });

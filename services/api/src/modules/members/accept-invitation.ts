@@ -1,7 +1,6 @@
 import Joi from 'joi';
-import { Mode, newId } from '@worktrack/db';
+import { Mode } from '@worktrack/db';
 import { events, type MemberRecord } from '@worktrack/events';
-import { commitWithEvents } from '../../commit';
 import { conflict, invalid } from '../../http/errors';
 import { out } from '../../http/record-fields';
 import { definePublicRoute } from '../../http/route';
@@ -9,7 +8,7 @@ import { issueApiKey, type ApiKeyRecord } from '../api-keys/issue-api-key';
 import { hashInvitationToken } from './invite-member';
 import { memberRecordSchema, toMemberRecord } from './member-record';
 import { acceptInvitationBody } from './member-schemas';
-import { findMember, memberEventScope } from './membership-rules';
+import { memberEventScope } from './membership-rules';
 
 interface AcceptedInvitation {
   member: MemberRecord;
@@ -52,29 +51,17 @@ export const acceptInvitation = definePublicRoute({
   response: acceptedInvitationSchema,
   location: ({ member }) => `/members/${member.id}`,
   handler: async ({ body, deps }) => {
-    const invitation = await deps.db.invitation.findUnique({ where: { tokenHash: hashInvitationToken(body.token) } });
+    const invitation = await deps.unscoped.signIn.findInvitation(hashInvitationToken(body.token));
     if (invitation?.status !== 'pending' || invitation.expiresAt <= new Date()) {
       throw invalid('token', 'The invitation token is invalid, expired or already used');
     }
     const scope = memberEventScope(invitation.organizationId);
-    return commitWithEvents(deps, scope, async (tx) => {
-      const claimed = await tx.invitation.updateMany({
-        where: { id: invitation.id, status: 'pending' },
-        data: { status: 'accepted', acceptedAt: new Date() },
-      });
-      if (claimed.count === 0) throw invalid('token', 'The invitation token is invalid, expired or already used');
-      const user = await tx.user.upsert({
-        where: { email: invitation.email },
-        create: { id: newId('user'), email: invitation.email, name: body.name },
-        update: {},
-      });
-      const already = await findMember(tx, invitation.organizationId, user.id);
-      if (already) throw conflict(`${invitation.email} is already a member`, 'token');
-      const membership = await tx.membership.create({
-        data: { organizationId: invitation.organizationId, userId: user.id, role: invitation.role },
-        include: { user: true },
-      });
-      const apiKey = await issueApiKey(tx, { ...scope, userId: user.id, name: 'First key', permissions: ['*'] });
+    return deps.data(scope).commitWithEvents(async (tx) => {
+      const accepted = await tx.invitations.accept(invitation, body.name);
+      if (!accepted) throw invalid('token', 'The invitation token is invalid, expired or already used');
+      if (accepted.already) throw conflict(`${invitation.email} is already a member`, 'token');
+      const { membership } = accepted;
+      const apiKey = await issueApiKey(tx.apiKeys.insert, { ...scope, userId: membership.userId, name: 'First key', permissions: ['*'] });
       const member = toMemberRecord(membership);
       return { result: { member, apiKey: { ...apiKey.record, key: apiKey.key } }, events: [events.memberAdded(member)] };
     });

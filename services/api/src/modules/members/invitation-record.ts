@@ -31,10 +31,6 @@ export function toInvitationRecord(invitation: Invitation): InvitationRecord {
 }
 
 /** The organization's invitations that can still be accepted: neither accepted, revoked nor expired. */
-export const pendingInvitations = (organizationId: string) => ({ organizationId, status: 'pending' as const, expiresAt: { gt: new Date() } });
-
-export const revocation = () => ({ status: 'revoked' as const, revokedAt: new Date() });
-
 const invitationFields = {
   id: out.id('inv'),
   email: Joi.string().required().example('ada@example.com'),

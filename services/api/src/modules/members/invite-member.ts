@@ -1,5 +1,4 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { newId } from '@worktrack/db';
 import { conflict } from '../../http/errors';
 import { defineRoute } from '../../http/route';
 import { newInvitationSchema, toInvitationRecord } from './invitation-record';
@@ -28,21 +27,17 @@ export const inviteMember = defineRoute({
   handler: async ({ body, tenant, deps }) => {
     assertKeyCanGrant(tenant, body.role);
     const token = `invtok_${randomBytes(32).toString('base64url')}`;
-    const invitation = await deps.db.$transaction(async (tx) => {
+    const invitation = await deps.data(tenant).transaction(async (tx) => {
       // A removal of the inviter revokes the invitations they sent: one made meanwhile must not survive it.
       await lockCallerMembership(tx, tenant);
-      const existing = await tx.membership.findFirst({ where: { organizationId: tenant.organizationId, user: { email: body.email } } });
+      const existing = await tx.members.findByEmail(body.email);
       if (existing) throw conflict(`${body.email} is already a member`, 'email');
-      return tx.invitation.create({
-        data: {
-          id: newId('invitation'),
-          organizationId: tenant.organizationId,
-          email: body.email,
-          role: body.role,
-          tokenHash: hashInvitationToken(token),
-          invitedById: tenant.userId,
-          expiresAt: new Date(Date.now() + INVITATION_TTL_MS),
-        },
+      return tx.invitations.create({
+        email: body.email,
+        role: body.role,
+        tokenHash: hashInvitationToken(token),
+        invitedById: tenant.userId,
+        expiresAt: new Date(Date.now() + INVITATION_TTL_MS),
       });
     });
     return { ...toInvitationRecord(invitation), token };

@@ -1,7 +1,6 @@
-import { prismaWindow } from '../../http/keyset';
 import { pageOf, paginate } from '../../http/pagination';
 import { defineRoute } from '../../http/route';
-import { invitationRecordSchema, pendingInvitations, toInvitationRecord } from './invitation-record';
+import { invitationRecordSchema, toInvitationRecord } from './invitation-record';
 import { invitationOrder, listInvitationsQuery } from './member-schemas';
 
 /** The pending invitations, newest first. */
@@ -18,12 +17,6 @@ export const listInvitations = defineRoute({
   response: pageOf(invitationRecordSchema),
   handler: async (request) => {
     const { tenant, deps } = request;
-    const where = pendingInvitations(tenant.organizationId);
-    return paginate(request, {
-      order: invitationOrder,
-      rows: (window) => deps.db.invitation.findMany(prismaWindow(where, window)),
-      total: () => deps.db.invitation.count({ where }),
-      toRecord: toInvitationRecord,
-    });
+    return paginate(request, { order: invitationOrder, ...deps.data(tenant).invitations.listPending(), toRecord: toInvitationRecord });
   },
 });

@@ -1,4 +1,3 @@
-import { prismaWindow } from '../../http/keyset';
 import { pageOf, paginate } from '../../http/pagination';
 import { defineRoute } from '../../http/route';
 import { memberRecordSchema, toMemberRecord } from './member-record';
@@ -18,12 +17,6 @@ export const listMembers = defineRoute({
   response: pageOf(memberRecordSchema),
   handler: async (request) => {
     const { query, tenant, deps } = request;
-    const where = { organizationId: tenant.organizationId, ...(query.role && { role: query.role }) };
-    return paginate(request, {
-      order: memberOrder,
-      rows: (window) => deps.db.membership.findMany({ ...prismaWindow(where, window, 'userId'), include: { user: true } }),
-      total: () => deps.db.membership.count({ where }),
-      toRecord: toMemberRecord,
-    });
+    return paginate(request, { order: memberOrder, ...deps.data(tenant).members.list(query), toRecord: toMemberRecord });
   },
 });

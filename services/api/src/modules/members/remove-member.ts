@@ -1,10 +1,8 @@
 import { events } from '@worktrack/events';
-import { commitWithEvents } from '../../commit';
 import { defineRoute } from '../../http/route';
-import { pendingInvitations, revocation } from './invitation-record';
 import { toMemberRecord } from './member-record';
 import { memberParams } from './member-schemas';
-import { assertNotLastAdmin, lockMember, memberEventScope, memberKey } from './membership-rules';
+import { assertNotLastAdmin, lockMember, memberEventScope } from './membership-rules';
 
 /**
  * Removes the membership and revokes the user's keys in this organization (they stop working at once),
@@ -25,17 +23,10 @@ export const removeMember = defineRoute({
   status: 204,
   response: null,
   handler: async ({ params, tenant, deps }) => {
-    await commitWithEvents(deps, memberEventScope(tenant.organizationId), async (tx) => {
+    await deps.data(memberEventScope(tenant.organizationId)).commitWithEvents(async (tx) => {
       const existing = await lockMember(tx, tenant, params.userId);
-      if (existing.role === 'admin') await assertNotLastAdmin(tx, tenant.organizationId);
-      await tx.membership.delete({ where: memberKey(existing.organizationId, existing.userId) });
-      await tx.apiKey.updateMany({
-        where: { organizationId: tenant.organizationId, userId: params.userId, revokedAt: null },
-        data: { revokedAt: new Date() },
-      });
-      await tx.invitation.updateMany({ where: { ...pendingInvitations(tenant.organizationId), invitedById: params.userId }, data: revocation() });
-      await tx.dashboardSession.deleteMany({ where: { organizationId: tenant.organizationId, userId: params.userId } });
-      await tx.dashboardLink.deleteMany({ where: { organizationId: tenant.organizationId, userId: params.userId } });
+      if (existing.role === 'admin') await assertNotLastAdmin(tx);
+      await tx.members.remove(existing.userId);
       return { result: undefined, events: [events.memberRemoved(toMemberRecord(existing))] };
     });
     deps.keyRevocations.announce(tenant.organizationId);

@@ -1,6 +1,5 @@
 import { notFound } from '../../http/errors';
 import { defineRoute } from '../../http/route';
-import { pendingInvitations, revocation } from './invitation-record';
 import { invitationParams } from './member-schemas';
 
 /** Its token then fails like an unknown one. Only a pending invitation can be revoked. */
@@ -17,11 +16,7 @@ export const revokeInvitation = defineRoute({
   status: 204,
   response: null,
   handler: async ({ params, tenant, deps }) => {
-    const { count } = await deps.db.invitation.updateMany({
-      where: { ...pendingInvitations(tenant.organizationId), id: params.invitationId },
-      data: revocation(),
-    });
-    if (count === 0) throw notFound('invitationId', 'No such pending invitation');
+    if (!(await deps.data(tenant).invitations.revoke(params.invitationId))) throw notFound('invitationId', 'No such pending invitation');
     return undefined;
   },
 });

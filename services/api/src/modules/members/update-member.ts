@@ -1,9 +1,8 @@
 import { events } from '@worktrack/events';
-import { commitWithEvents } from '../../commit';
 import { defineRoute } from '../../http/route';
 import { memberRecordSchema, toMemberRecord } from './member-record';
 import { memberParams, updateMemberBody } from './member-schemas';
-import { assertKeyCanGrant, assertNotLastAdmin, lockMember, memberEventScope, memberKey } from './membership-rules';
+import { assertKeyCanGrant, assertNotLastAdmin, lockMember, memberEventScope } from './membership-rules';
 
 export const updateMember = defineRoute({
   operationId: 'updateMember',
@@ -22,13 +21,11 @@ export const updateMember = defineRoute({
   response: memberRecordSchema,
   handler: async ({ params, body, tenant, deps }) => {
     assertKeyCanGrant(tenant, body.role);
-    const member = await commitWithEvents(deps, memberEventScope(tenant.organizationId), async (tx) => {
+    const member = await deps.data(memberEventScope(tenant.organizationId)).commitWithEvents(async (tx) => {
       const existing = await lockMember(tx, tenant, params.userId);
       if (existing.role === body.role) return { result: toMemberRecord(existing), events: [] };
-      if (existing.role === 'admin') await assertNotLastAdmin(tx, tenant.organizationId);
-      const updated = toMemberRecord(
-        await tx.membership.update({ where: memberKey(existing.organizationId, existing.userId), data: { role: body.role }, include: { user: true } }),
-      );
+      if (existing.role === 'admin') await assertNotLastAdmin(tx);
+      const updated = toMemberRecord(await tx.members.setRole(existing.userId, body.role));
       return { result: updated, events: [events.memberRoleChanged(updated, existing.role)] };
     });
     // The member's keys now grant what the new role allows.

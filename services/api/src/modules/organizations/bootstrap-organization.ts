@@ -1,4 +1,4 @@
-import { newId, type Db, type Plan } from '@worktrack/db';
+import type { Plan, UnscopedData } from '@worktrack/db';
 import { issueApiKey } from '../api-keys/issue-api-key';
 
 export interface BootstrapInput {
@@ -16,19 +16,12 @@ export interface BootstrapResult {
 }
 
 /** Creates an organization with its first admin and a live and a test key with every permission. */
-export async function bootstrapOrganization(db: Db, input: BootstrapInput): Promise<BootstrapResult> {
-  return db.$transaction(async (tx) => {
-    const organization = await tx.organization.create({
-      data: { id: newId('organization'), name: input.name, plan: input.plan, dailyQuota: input.dailyQuota },
-    });
-    const user = await tx.user.upsert({
-      where: { email: input.email.toLowerCase() },
-      create: { id: newId('user'), email: input.email.toLowerCase() },
-      update: {},
-    });
-    await tx.membership.create({ data: { organizationId: organization.id, userId: user.id, role: 'admin' } });
+export async function bootstrapOrganization(data: UnscopedData, input: BootstrapInput): Promise<BootstrapResult> {
+  return data.transaction(async (tx) => {
+    const email = input.email.toLowerCase();
+    const { organization, user } = await tx.createOrganization({ name: input.name, plan: input.plan, dailyQuota: input.dailyQuota }, email);
     const keyFor = (mode: 'live' | 'test') =>
-      issueApiKey(tx, { organizationId: organization.id, userId: user.id, name: `Bootstrap ${mode} key`, mode, permissions: ['*'] });
+      issueApiKey(tx.insertApiKey, { organizationId: organization.id, userId: user.id, name: `Bootstrap ${mode} key`, mode, permissions: ['*'] });
     const live = await keyFor('live');
     const test = await keyFor('test');
     return {

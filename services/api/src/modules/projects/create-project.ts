@@ -1,6 +1,4 @@
-import { newId, scoped } from '@worktrack/db';
 import { events } from '@worktrack/events';
-import { commitWithEvents } from '../../commit';
 import { defineRoute } from '../../http/route';
 import { projectRecordSchema, toProjectRecord } from './project-record';
 import { createProjectBody } from './project-schemas';
@@ -16,15 +14,12 @@ export const createProject = defineRoute({
   status: 201,
   response: projectRecordSchema,
   handler: ({ body, tenant, deps }) =>
-    commitWithEvents(deps, tenant, async (tx) => {
-      const project = await tx.project.create({
-        data: scoped(tenant, {
-          id: newId('project'),
-          name: body.name,
-          description: body.description ?? null,
-          icon: body.icon ?? null,
-          color: body.color ?? null,
-        }),
+    deps.data(tenant).commitWithEvents(async (tx) => {
+      const project = await tx.projects.create({
+        name: body.name,
+        description: body.description ?? null,
+        icon: body.icon ?? null,
+        color: body.color ?? null,
       });
       const record = toProjectRecord(project);
       return { result: record, events: [events.projectCreated(record)] };

@@ -1,5 +1,4 @@
 import { events } from '@worktrack/events';
-import { commitWithEvents } from '../../commit';
 import { defineRoute } from '../../http/route';
 import { projectResource, toProjectRecord } from './project-record';
 import { projectParams } from './project-schemas';
@@ -25,14 +24,11 @@ export const deleteProject = defineRoute({
   status: 204,
   response: null,
   handler: async ({ tenant, deps, lock }) =>
-    commitWithEvents(
-      deps,
-      tenant,
+    deps.data(tenant).commitWithEvents(
       async (tx) => {
         const project = await lock(tx);
-        const files = await tx.file.findMany({ where: { projectId: project.id }, select: { storageKey: true } });
-        await deps.store.deleteMany(files.map((f) => f.storageKey));
-        await tx.project.delete({ where: { id: project.id } });
+        await deps.store.deleteMany(await tx.projects.storageKeys(project.id));
+        await tx.projects.remove(project.id);
         return { result: undefined, events: [events.projectDeleted(toProjectRecord(project))] };
       },
       { timeoutMs: STORE_DELETION_TIMEOUT_MS },

@@ -1,18 +1,16 @@
-import { Prisma } from '@worktrack/db';
+import type { ProjectSortField } from '@worktrack/db';
 import type { ProjectRecord } from '@worktrack/events';
-import type { SqlSortField } from '../../http/keyset';
-import { defineListOrder, type SortField } from '../../http/list-order';
+import { defineListOrder } from '../../http/list-order';
 
-export type ProjectSortField = 'createdAt' | 'updatedAt' | 'name';
+export type { ProjectSortField };
 
-/** The orders of GET /projects. An organization's projects are few: they are sorted, not walked along an index. */
-export const projectOrder = defineListOrder<ProjectSortField, ProjectRecord, SortField<ProjectRecord> & SqlSortField>({
+/** The orders of GET /projects: each field's value in a record; their SQL is the data layer's (`PROJECT_SORT_KEYS`). */
+export const projectOrder = defineListOrder<ProjectSortField, ProjectRecord>({
   name: 'projects',
   default: '-createdAt',
   fields: {
-    createdAt: { value: (project) => project.createdAt, column: '"createdAt"', type: 'timestamptz' },
-    updatedAt: { value: (project) => project.updatedAt, column: '"updatedAt"', type: 'timestamptz' },
-    // Case-insensitive, by the Unicode root collation, as task titles.
-    name: { value: (project) => project.name, column: 'name', type: 'text', key: (operand) => Prisma.sql`lower(${operand}) COLLATE "und-x-icu"` },
+    createdAt: { value: (project) => project.createdAt },
+    updatedAt: { value: (project) => project.updatedAt },
+    name: { value: (project) => project.name },
   },
 });

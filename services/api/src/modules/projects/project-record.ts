@@ -1,5 +1,5 @@
 import Joi from 'joi';
-import { scoped, type Project } from '@worktrack/db';
+import type { Project } from '@worktrack/db';
 import type { ProjectRecord } from '@worktrack/events';
 import { out } from '../../http/record-fields';
 import { defineResource } from '../../http/route';
@@ -34,7 +34,7 @@ export const projectRecordSchema = Joi.object<ProjectRecord, true>({
 export const projectResource = defineResource<Project>({
   param: 'projectId',
   name: 'project',
-  table: 'Project',
-  find: (db, scope, id) => db.project.findFirst({ where: scoped(scope, { id }) }),
+  find: (data, id) => data.projects.find(id),
+  lockRow: (tx, id) => tx.projects.lock(id),
   toRecord: toProjectRecord,
 });

@@ -1,5 +1,4 @@
 import { events } from '@worktrack/events';
-import { commitWithEvents } from '../../commit';
 import { defineRoute } from '../../http/route';
 import { previousAttributes } from '../changes';
 import { projectRecordSchema, projectResource, toProjectRecord } from './project-record';
@@ -19,7 +18,7 @@ export const updateProject = defineRoute({
   status: 200,
   response: projectRecordSchema,
   handler: ({ body, tenant, deps, lock }) =>
-    commitWithEvents(deps, tenant, async (tx) => {
+    deps.data(tenant).commitWithEvents(async (tx) => {
       const existing = await lock(tx);
 
       const archiving = body.archived !== undefined && body.archived !== existing.archived;
@@ -28,7 +27,7 @@ export const updateProject = defineRoute({
       const changed = previousAttributes(before, toProjectRecord({ ...existing, ...data }));
       if (Object.keys(changed).length === 0) return { result: before, events: [] };
 
-      const after = toProjectRecord(await tx.project.update({ where: { id: existing.id }, data }));
+      const after = toProjectRecord(await tx.projects.update(existing.id, data));
       return { result: after, events: [events.projectUpdated(after, changed)] };
     }),
 });

@@ -1,5 +1,4 @@
 import { events } from '@worktrack/events';
-import { commitWithEvents } from '../../commit';
 import { defineRoute } from '../../http/route';
 import { taskResource, toTaskRecord } from './task-record';
 import { taskParams } from './task-schemas';
@@ -16,9 +15,9 @@ export const deleteTask = defineRoute({
   status: 204,
   response: null,
   handler: async ({ tenant, deps, lock }) =>
-    commitWithEvents(deps, tenant, async (tx) => {
+    deps.data(tenant).commitWithEvents(async (tx) => {
       const task = await lock(tx);
-      await tx.task.delete({ where: { id: task.id } });
+      await tx.tasks.remove(task.id);
       return { result: undefined, events: [events.taskDeleted(toTaskRecord(task))] };
     }),
 });

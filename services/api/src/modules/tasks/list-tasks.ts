@@ -1,10 +1,6 @@
-import type { Task } from '@worktrack/db';
-import { sqlListing } from '../../http/keyset';
 import { defineRoute } from '../../http/route';
 import { pageOf, paginate } from '../../http/pagination';
-import { countTasks } from './task-counts';
-import { taskConditions } from './task-filters';
-import { taskOrder, type TaskSortField } from './task-order';
+import { taskOrder } from './task-order';
 import { taskRecordSchema, toTaskRecord } from './task-record';
 import { listTasksQuery } from './task-schemas';
 
@@ -22,12 +18,6 @@ export const listTasks = defineRoute({
   response: pageOf(taskRecordSchema),
   handler: async (request) => {
     const { deps, tenant, query } = request;
-    const listing = sqlListing<TaskSortField, Task>(deps.sql, 'Task', taskConditions(tenant, query), taskOrder.fields);
-    return paginate(request, {
-      order: taskOrder,
-      rows: listing.rows,
-      total: () => countTasks(deps.sql, tenant, query, listing.total),
-      toRecord: toTaskRecord,
-    });
+    return paginate(request, { order: taskOrder, ...deps.data(tenant).tasks.list(query), toRecord: toTaskRecord });
   },
 });

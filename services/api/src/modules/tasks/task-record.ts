@@ -1,5 +1,5 @@
 import Joi from 'joi';
-import { Priority, scoped, TaskStatus, type Task } from '@worktrack/db';
+import { Priority, TaskStatus, type Task } from '@worktrack/db';
 import type { TaskRecord } from '@worktrack/events';
 import { out } from '../../http/record-fields';
 import { defineResource } from '../../http/route';
@@ -46,7 +46,7 @@ export const taskRecordSchema = Joi.object<TaskRecord, true>({
 export const taskResource = defineResource<Task>({
   param: 'taskId',
   name: 'task',
-  table: 'Task',
-  find: (db, scope, id) => db.task.findFirst({ where: scoped(scope, { id }) }),
+  find: (data, id) => data.tasks.find(id),
+  lockRow: (tx, id) => tx.tasks.lock(id),
   toRecord: toTaskRecord,
 });

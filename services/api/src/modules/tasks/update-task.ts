@@ -1,5 +1,4 @@
 import { events, type DomainEvent } from '@worktrack/events';
-import { commitWithEvents } from '../../commit';
 import { defineRoute } from '../../http/route';
 import { previousAttributes } from '../changes';
 import { assertMembers } from '../members/assert-member';
@@ -31,16 +30,16 @@ export const updateTask = defineRoute({
   status: 200,
   response: taskRecordSchema,
   handler: ({ body, tenant, deps, lock }) =>
-    commitWithEvents(deps, tenant, async (tx) => {
+    deps.data(tenant).commitWithEvents(async (tx) => {
       const existing = await lock(tx);
-      if (body.assigneeId) await assertMembers(tx, tenant.organizationId, [body.assigneeId], 'assigneeId');
+      if (body.assigneeId) await assertMembers(tx, [body.assigneeId], 'assigneeId');
 
       const data = toTaskChanges(body);
       const before = toTaskRecord(existing);
       const changed = previousAttributes(before, toTaskRecord({ ...existing, ...data }));
       if (Object.keys(changed).length === 0) return { result: before, events: [] };
 
-      const after = toTaskRecord(await tx.task.update({ where: { id: existing.id }, data }));
+      const after = toTaskRecord(await tx.tasks.update(existing.id, data));
       const emitted: DomainEvent[] = [events.taskUpdated(after, changed)];
       if (changed.status !== undefined && after.status === 'done') emitted.push(events.taskCompleted(after));
       return { result: after, events: emitted };

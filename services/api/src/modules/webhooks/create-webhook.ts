@@ -1,4 +1,4 @@
-import { newId, scoped, webhookSecretContext } from '@worktrack/db';
+import { newId, webhookSecretContext } from '@worktrack/db';
 import { defineRoute } from '../../http/route';
 import { assertTenantProjects, controlColumns, storeCompiledFilter } from './subscriber-controls';
 import { newWebhookSchema, toWebhookRecord } from './webhook-record';
@@ -24,20 +24,18 @@ export const createWebhook = defineRoute({
     const secret = body.secret ?? generateSecret();
     const id = newId('webhook');
     const sealed = deps.secrets.seal(secret, webhookSecretContext(id));
-    const webhook = await deps.db.$transaction(async (tx) => {
-      await assertSubscriptionQuota(tx, tenant, tenant.plan);
-      if (body.projectIds) await assertTenantProjects(tx, tenant, body.projectIds);
-      const created = await tx.webhook.create({
-        data: scoped(tenant, {
-          id,
-          url: body.url,
-          events: body.events,
-          description: body.description ?? null,
-          secret: sealed,
-          maxConcurrency: body.maxConcurrency,
-          rateLimit: body.rateLimit,
-          ...controlColumns(id, body, deps.secrets),
-        }),
+    const webhook = await deps.data(tenant).transaction(async (tx) => {
+      await assertSubscriptionQuota(tx, tenant.plan);
+      if (body.projectIds) await assertTenantProjects(tx, body.projectIds);
+      const created = await tx.webhooks.create({
+        id,
+        url: body.url,
+        events: body.events,
+        description: body.description ?? null,
+        secret: sealed,
+        maxConcurrency: body.maxConcurrency,
+        rateLimit: body.rateLimit,
+        ...controlColumns(id, body, deps.secrets),
       });
       await storeCompiledFilter(tx, id, body.filter);
       return created;

@@ -15,10 +15,10 @@ export const deleteWebhook = defineRoute({
   locks: webhookResource,
   status: 204,
   response: null,
-  handler: async ({ deps, lock }) =>
-    deps.db.$transaction(async (tx) => {
+  handler: async ({ deps, tenant, lock }) =>
+    deps.data(tenant).transaction(async (tx) => {
       const webhook = await lock(tx);
-      await tx.webhook.delete({ where: { id: webhook.id } });
+      await tx.webhooks.remove(webhook.id);
       return undefined;
     }),
 });

@@ -17,8 +17,9 @@ export const getDelivery = defineRoute({
   status: 200,
   response: deliveryDetailSchema,
   handler: async ({ params, resource: webhook, tenant, deps }) => {
-    const delivery = await loadDelivery(deps.db, tenant, webhook.id, params.deliveryId);
-    const attempts = await deps.db.deliveryAttempt.findMany({ where: { deliveryId: delivery.id }, orderBy: { attemptNumber: 'asc' } });
+    const data = deps.data(tenant);
+    const delivery = await loadDelivery(data, webhook.id, params.deliveryId);
+    const attempts = await data.deliveries.attempts(delivery.id);
     return toDeliveryDetail({ ...delivery, attempts });
   },
 });

@@ -37,5 +37,5 @@ export const getWebhookStats = defineRoute({
   resource: webhookResource,
   status: 200,
   response: webhookStatsSchema,
-  handler: async ({ resource, deps }) => webhookStats(deps.db, resource.id, new Date()),
+  handler: async ({ resource, tenant, deps }) => webhookStats(deps.data(tenant), resource.id, new Date()),
 });

@@ -1,4 +1,3 @@
-import { prismaWindow } from '../../http/keyset';
 import { pageOf, paginate } from '../../http/pagination';
 import { defineRoute } from '../../http/route';
 import { deliveryRecordSchema, toDeliveryRecord, webhookResource } from './webhook-record';
@@ -18,13 +17,8 @@ export const listDeliveries = defineRoute({
   status: 200,
   response: pageOf(deliveryRecordSchema),
   handler: async (request) => {
-    const { query, resource: webhook, deps } = request;
-    const where = { webhookId: webhook.id, ...(query.status && { status: query.status }), ...(query.event && { eventType: query.event }) };
-    return paginate(request, {
-      order: deliveryOrder,
-      rows: (window) => deps.db.delivery.findMany(prismaWindow(where, window)),
-      total: () => deps.db.delivery.count({ where }),
-      toRecord: toDeliveryRecord,
-    });
+    const { query, resource: webhook, tenant, deps } = request;
+    const deliveries = deps.data(tenant).deliveries.list(webhook.id, { status: query.status, eventType: query.event });
+    return paginate(request, { order: deliveryOrder, ...deliveries, toRecord: toDeliveryRecord });
   },
 });

@@ -1,5 +1,3 @@
-import { scoped } from '@worktrack/db';
-import { prismaWindow } from '../../http/keyset';
 import { pageOf, paginate } from '../../http/pagination';
 import { defineRoute } from '../../http/route';
 import { toWebhookRecord, webhookRecordSchema } from './webhook-record';
@@ -18,12 +16,6 @@ export const listWebhooks = defineRoute({
   response: pageOf(webhookRecordSchema),
   handler: async (request) => {
     const { tenant, deps } = request;
-    const where = scoped(tenant, {});
-    return paginate(request, {
-      order: webhookOrder,
-      rows: (window) => deps.db.webhook.findMany(prismaWindow(where, window)),
-      total: () => deps.db.webhook.count({ where }),
-      toRecord: toWebhookRecord,
-    });
+    return paginate(request, { order: webhookOrder, ...deps.data(tenant).webhooks.list(), toRecord: toWebhookRecord });
   },
 });

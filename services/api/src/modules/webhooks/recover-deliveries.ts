@@ -36,6 +36,6 @@ export const recover = defineRoute({
     const until = body.until === undefined ? new Date(now) : new Date(body.until);
     if (since.getTime() < now - RECOVERY_WINDOW_MS) throw invalid('since', 'since must be within the last 14 days');
     if (until <= since) throw invalid('until', 'until must be after since');
-    return { recovered: await recoverDeliveries(deps.db, tenant, { webhookId: params.webhookId, since, until }) };
+    return { recovered: await recoverDeliveries(deps.data(tenant), tenant, { webhookId: params.webhookId, since, until }) };
   },
 });

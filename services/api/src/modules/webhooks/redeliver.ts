@@ -1,3 +1,4 @@
+import { afterCommit } from '../../after-commit';
 import { conflict } from '../../http/errors';
 import { defineRoute } from '../../http/route';
 import { deliveryRecordSchema, loadDelivery, toDeliveryRecord, webhookResource } from './webhook-record';
@@ -21,13 +22,11 @@ export const redeliver = defineRoute({
   response: deliveryRecordSchema,
   handler: async ({ params, resource: webhook, tenant, deps }) => {
     if (webhook.status !== 'active') throw conflict('The subscription is disabled; re-enable it before redelivering', 'webhookId');
-    const { count } = await deps.db.delivery.updateMany({
-      where: { id: params.deliveryId, webhookId: webhook.id, OR: [{ lockedUntil: null }, { lockedUntil: { lt: new Date() } }] },
-      data: { status: 'pending', nextAttemptAt: new Date() },
-    });
-    const delivery = await loadDelivery(deps.db, tenant, webhook.id, params.deliveryId);
-    if (count === 0) throw conflict('The delivery is being attempted right now', 'deliveryId');
-    await deps.jobs.ensureDeliveryScheduled(delivery.id, delivery.attemptCount + 1, { now: true });
+    const data = deps.data(tenant);
+    const madeDue = await data.deliveries.makeDue(webhook.id, params.deliveryId);
+    const delivery = await loadDelivery(data, webhook.id, params.deliveryId);
+    if (!madeDue) throw conflict('The delivery is being attempted right now', 'deliveryId');
+    await afterCommit(deps.logger, 'delivery job', () => deps.jobs.ensureDeliveryScheduled(delivery.id, delivery.attemptCount + 1, { now: true }));
     return toDeliveryRecord(delivery);
   },
 });

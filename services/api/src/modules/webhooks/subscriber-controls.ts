@@ -1,4 +1,4 @@
-import { Prisma, scoped, setWebhookFilterPath, webhookHeadersContext, type SecretBox, type Scope, type Tx } from '@worktrack/db';
+import { webhookHeadersContext, type SecretBox, type TenantTx } from '@worktrack/db';
 import { maskHeaderValue } from '@worktrack/webhooks';
 import { invalid } from '../../http/errors';
 import { compileFilter } from './subscription-filter';
@@ -7,9 +7,8 @@ import type { WebhookInput } from './webhook-schemas';
 type Controls = Pick<WebhookInput, 'projectIds' | 'filter' | 'headers'>;
 
 /** Every project named is the tenant's (same organization and mode); else 400 naming `projectIds`. */
-export async function assertTenantProjects(tx: Tx, scope: Scope, projectIds: string[]): Promise<void> {
-  const found = await tx.project.findMany({ where: scoped(scope, { id: { in: projectIds } }), select: { id: true } });
-  const known = new Set(found.map((project) => project.id));
+export async function assertTenantProjects(tx: TenantTx, projectIds: string[]): Promise<void> {
+  const known = new Set(await tx.projects.existingIds(projectIds));
   const unknown = projectIds.filter((id) => !known.has(id));
   if (unknown.length > 0) throw invalid('projectIds', `No such project: ${unknown.join(', ')}`);
 }
@@ -22,19 +21,19 @@ export async function assertTenantProjects(tx: Tx, scope: Scope, projectIds: str
 export function controlColumns(webhookId: string, { projectIds, filter, headers }: Controls, secrets: SecretBox) {
   return {
     ...(projectIds !== undefined && { projectIds: projectIds ?? [] }),
-    ...(filter !== undefined && { filter: filter === null ? Prisma.DbNull : (filter as Prisma.InputJsonObject) }),
+    ...(filter !== undefined && { filter }),
     ...(headers !== undefined && {
-      headers: headers === null ? Prisma.DbNull : Object.fromEntries(Object.entries(headers).map(([name, value]) => [name, maskHeaderValue(value)])),
+      headers: headers === null ? null : Object.fromEntries(Object.entries(headers).map(([name, value]) => [name, maskHeaderValue(value)])),
       headersSealed: headers === null ? null : secrets.seal(JSON.stringify(headers), webhookHeadersContext(webhookId)),
     }),
   };
 }
 
 /** Stores the compiled form of a filter the request gave (null: none), once its row is written. */
-export async function storeCompiledFilter(tx: Tx, webhookId: string, filter: Controls['filter']): Promise<void> {
+export async function storeCompiledFilter(tx: TenantTx, webhookId: string, filter: Controls['filter']): Promise<void> {
   if (filter === undefined) return;
   // Checked by the request's schema already; compiled again here, where it is stored.
   const compiled = filter === null ? null : compileFilter(filter);
   if (compiled && !compiled.ok) throw invalid('filter', compiled.message);
-  await setWebhookFilterPath(tx, webhookId, compiled?.jsonpath ?? null);
+  await tx.webhooks.setFilterPath(webhookId, compiled?.jsonpath ?? null);
 }

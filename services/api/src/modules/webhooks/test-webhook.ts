@@ -1,7 +1,8 @@
 import { newId } from '@worktrack/db';
 import { buildDeliveryBody, isEventType, sampleEvents, type EventType } from '@worktrack/events';
+import { afterCommit } from '../../after-commit';
 import { defineRoute } from '../../http/route';
-import { deliveryRecordSchema, toDeliveryRecord, webhookResource } from './webhook-record';
+import { deliveryRecordSchema, loadDelivery, toDeliveryRecord, webhookResource } from './webhook-record';
 import { testWebhookBody, webhookParams } from './webhook-schemas';
 
 /** Sends a sample payload marked `"test": true`, once, logged like any other delivery. */
@@ -24,27 +25,18 @@ export const testWebhook = defineRoute({
     const firstSubscribed = webhook.events.find(isEventType) ?? 'task.created';
     const eventType = (body.event ?? firstSubscribed) as EventType;
     const id = newId('delivery');
-    const delivery = await deps.db.delivery.create({
-      data: {
-        id,
-        organizationId: tenant.organizationId,
-        mode: tenant.mode,
-        webhookId: webhook.id,
-        eventType,
-        test: true,
-        nextAttemptAt: new Date(),
-        body: buildDeliveryBody({
-          eventType,
-          occurredAt: new Date(),
-          webhookId: webhook.id,
-          deliveryId: id,
-          data: sampleEvents[eventType].data,
-          organization: { id: tenant.organizationId, name: tenant.organizationName },
-          test: true,
-        }),
-      },
+    const payload = buildDeliveryBody({
+      eventType,
+      occurredAt: new Date(),
+      webhookId: webhook.id,
+      deliveryId: id,
+      data: sampleEvents[eventType].data,
+      organization: { id: tenant.organizationId, name: tenant.organizationName },
+      test: true,
     });
-    await deps.jobs.scheduleDeliveries([{ deliveryId: id, attempt: 1 }]);
-    return toDeliveryRecord(delivery);
+    const data = deps.data(tenant);
+    await data.deliveries.insert(webhook.id, [{ id, eventId: null, eventType, body: payload, test: true }]);
+    await afterCommit(deps.logger, 'delivery job', () => deps.jobs.scheduleDeliveries([{ deliveryId: id, attempt: 1 }]));
+    return toDeliveryRecord(await loadDelivery(data, webhook.id, id));
   },
 });

@@ -38,9 +38,9 @@ export const updateWebhook = defineRoute({
   response: webhookRecordSchema,
   handler: async ({ body, tenant, deps, lock }) => {
     if (body.url !== undefined) await assertDeliverableUrl(body.url, deps.config.webhookAllowedHosts);
-    const webhook = await deps.db.$transaction(async (tx) => {
+    const webhook = await deps.data(tenant).transaction(async (tx) => {
       const existing = await lock(tx);
-      if (body.projectIds) await assertTenantProjects(tx, tenant, body.projectIds);
+      if (body.projectIds) await assertTenantProjects(tx, body.projectIds);
       const reenabling = body.status === 'active' && existing.status === 'disabled';
       const disabling = body.status === 'disabled' && existing.status === 'active';
       const context = webhookSecretContext(existing.id);
@@ -48,33 +48,27 @@ export const updateWebhook = defineRoute({
       const rotating = body.secret !== undefined && body.secret !== current;
       // The worker's token bucket counts tokens at the old rate; reset, it starts afresh at the new one.
       const rerating = body.rateLimit !== undefined && body.rateLimit !== existing.rateLimit;
-      const webhook = await tx.webhook.update({
-        where: { id: existing.id },
-        data: {
-          url: body.url,
-          events: body.events,
-          description: body.description,
-          maxConcurrency: body.maxConcurrency,
-          ...controlColumns(existing.id, body, deps.secrets),
-          ...(rerating && { rateLimit: body.rateLimit, rateTokens: null, rateTokensAt: null }),
-          ...(rotating && {
-            // Both sealed afresh (docs/decisions.md#http-behaviour-and-secrets-at-rest): the old one may date from before sealing.
-            secret: deps.secrets.seal(body.secret!, context),
-            previousSecret: current === null ? null : deps.secrets.seal(current, context),
-            previousSecretExpiresAt: new Date(Date.now() + ROTATION_OVERLAP_MS),
-          }),
-          ...(reenabling && { status: 'active', disabledReason: null, disabledAt: null, pausedUntil: null }),
-          ...(disabling && { status: 'disabled', disabledReason: 'manual', disabledAt: new Date() }),
-        },
+      const webhook = await tx.webhooks.update(existing.id, {
+        url: body.url,
+        events: body.events,
+        description: body.description,
+        maxConcurrency: body.maxConcurrency,
+        ...controlColumns(existing.id, body, deps.secrets),
+        ...(rerating && { rateLimit: body.rateLimit, rateTokens: null, rateTokensAt: null }),
+        ...(rotating && {
+          // Both sealed afresh (docs/decisions.md#http-behaviour-and-secrets-at-rest): the old one may date from before sealing.
+          secret: deps.secrets.seal(body.secret!, context),
+          previousSecret: current === null ? null : deps.secrets.seal(current, context),
+          previousSecretExpiresAt: new Date(Date.now() + ROTATION_OVERLAP_MS),
+        }),
+        ...(reenabling && { status: 'active', disabledReason: null, disabledAt: null, pausedUntil: null }),
+        ...(disabling && { status: 'disabled', disabledReason: 'manual', disabledAt: new Date() }),
       });
       await storeCompiledFilter(tx, webhook.id, body.filter);
       if (!reenabling) return webhook;
       // Due at once, for the workers' claims to find; a delivery still leased (a test send in flight)
       // is left to its worker, and one whose lease lapsed is claimed again as it is.
-      await tx.delivery.updateMany({
-        where: { webhookId: webhook.id, status: 'pending', OR: [{ lockedUntil: null }, { lockedUntil: { lt: new Date() } }] },
-        data: { nextAttemptAt: new Date() },
-      });
+      await tx.deliveries.resumePending(webhook.id);
       return webhook;
     });
     return toWebhookRecord(webhook);

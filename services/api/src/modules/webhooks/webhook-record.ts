@@ -1,5 +1,5 @@
 import Joi from 'joi';
-import { DeliveryStatus, scoped, WebhookStatus, type Db, type Delivery, type DeliveryAttempt, type Scope, type Tx, type Webhook } from '@worktrack/db';
+import { DeliveryStatus, WebhookStatus, type Delivery, type DeliveryAttempt, type TenantTx, type Webhook } from '@worktrack/db';
 import { EVENT_TYPES } from '@worktrack/events';
 import { HTTP_TOKEN, RECORDED_RESPONSE_HEADERS } from '@worktrack/webhooks';
 import { notFound } from '../../http/errors';
@@ -225,8 +225,8 @@ export const deliveryDetailSchema = Joi.object<DeliveryDetail, true>({
 export const webhookResource = defineResource<Webhook>({
   param: 'webhookId',
   name: 'webhook',
-  table: 'Webhook',
-  find: (db, scope, id) => db.webhook.findFirst({ where: scoped(scope, { id }) }),
+  find: (data, id) => data.webhooks.find(id),
+  lockRow: (tx, id) => tx.webhooks.lock(id),
   toRecord: toWebhookRecord,
 });
 
@@ -234,8 +234,8 @@ export const webhookResource = defineResource<Webhook>({
  * The one lookup of a delivery: the tenant's, of the subscription named by the path (a delivery
  * of another subscription is not found there), or a 404 naming `deliveryId`.
  */
-export async function loadDelivery(db: Db | Tx, scope: Scope, webhookId: string, deliveryId: string): Promise<Delivery> {
-  const delivery = await db.delivery.findFirst({ where: scoped(scope, { id: deliveryId, webhookId }) });
+export async function loadDelivery(data: TenantTx, webhookId: string, deliveryId: string): Promise<Delivery> {
+  const delivery = await data.deliveries.find(webhookId, deliveryId);
   if (!delivery) throw notFound('deliveryId', 'No such delivery');
   return delivery;
 }

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { scoped, type Plan, type Scope, type Tx } from '@worktrack/db';
+import type { Plan, TenantTx } from '@worktrack/db';
 import { checkWebhookUrl } from '@worktrack/webhooks';
 import { ApiError, invalid } from '../../http/errors';
 
@@ -17,11 +17,9 @@ export async function assertDeliverableUrl(url: string, allowedHosts: string[]):
 }
 
 /** Serializes creations per organization and mode so two concurrent requests cannot both take the last slot. */
-export async function assertSubscriptionQuota(tx: Tx, scope: Scope, plan: Plan): Promise<void> {
-  await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtext(${`webhooks:${scope.organizationId}:${scope.mode}`}))`;
-  const count = await tx.webhook.count({ where: scoped(scope, {}) });
-  if (count >= PLAN_SUBSCRIPTIONS[plan]) {
-    throw new ApiError('quota_exceeded', `The ${plan} plan allows ${PLAN_SUBSCRIPTIONS[plan]} webhook subscriptions in ${scope.mode} mode`);
+export async function assertSubscriptionQuota(tx: TenantTx, plan: Plan): Promise<void> {
+  if ((await tx.webhooks.countForCreation()) >= PLAN_SUBSCRIPTIONS[plan]) {
+    throw new ApiError('quota_exceeded', `The ${plan} plan allows ${PLAN_SUBSCRIPTIONS[plan]} webhook subscriptions in ${tx.scope.mode} mode`);
   }
 }
 

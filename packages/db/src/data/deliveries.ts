@@ -1,0 +1,89 @@
+import type { DeliveryStatus } from '../generated/prisma/enums';
+import type { Conn, TenantConn } from './connection';
+import { prismaWindow, type PageWindow } from './listing';
+
+/** A delivery row to insert: its own id, its event (none for a test send), its serialized body. */
+export interface DeliveryToInsert {
+  id: string;
+  eventId: string | null;
+  eventType: string;
+  body: string;
+  test?: boolean;
+}
+
+/** An event a subscription has no delivery of. */
+export interface MissedEvent {
+  id: string;
+  type: string;
+  data: unknown;
+  createdAt: Date;
+}
+
+const notLeased = () => ({ OR: [{ lockedUntil: null }, { lockedUntil: { lt: new Date() } }] });
+
+/**
+ * The one insert of delivery rows made outside the fan-out (recoveries, test sends), due at once for
+ * the workers' claims: a fan-out racing it for the same event makes nothing twice.
+ */
+async function insertDeliveries(conn: Conn, scope: TenantConn['scope'], webhookId: string, rows: DeliveryToInsert[]): Promise<string[]> {
+  if (rows.length === 0) return [];
+  const inserted = await conn.$queryRaw<{ id: string }[]>`
+    INSERT INTO "Delivery" (id, "organizationId", mode, "webhookId", "eventId", "eventType", body, test, "nextAttemptAt", "createdAt", "updatedAt")
+    SELECT d.id, ${scope.organizationId}, ${scope.mode}::"Mode", ${webhookId}, d."eventId", d."eventType", d.body, coalesce(d.test, false), now(), now(), now()
+    FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) AS d(id text, "eventId" text, "eventType" text, body text, test boolean)
+    ON CONFLICT DO NOTHING
+    RETURNING id`;
+  return inserted.map((row) => row.id);
+}
+
+/** The tenant's deliveries, always reached through their subscription. */
+export function deliveries({ conn, scope }: TenantConn) {
+  return {
+    find: (webhookId: string, id: string) => conn.delivery.findFirst({ where: { id, webhookId, ...scope } }),
+    attempts: (id: string) => conn.deliveryAttempt.findMany({ where: { delivery: { id, ...scope } }, orderBy: { attemptNumber: 'asc' } }),
+    insert: (webhookId: string, rows: DeliveryToInsert[]) => insertDeliveries(conn, scope, webhookId, rows),
+    list: (webhookId: string, { status, eventType }: { status?: DeliveryStatus; eventType?: string }) => {
+      const where = { webhookId, ...scope, ...(status && { status }), ...(eventType && { eventType }) };
+      return {
+        rows: (window: PageWindow<'createdAt'>) => conn.delivery.findMany(prismaWindow(where, window)),
+        total: () => conn.delivery.count({ where }),
+      };
+    },
+    /** Makes a delivery due again now, unless it is being attempted (leased). Whether it was. */
+    makeDue: async (webhookId: string, id: string) =>
+      (await conn.delivery.updateMany({ where: { id, webhookId, ...scope, ...notLeased() }, data: { status: 'pending', nextAttemptAt: new Date() } })).count >
+      0,
+    /** A resumed subscription's pending deliveries, due at once; one still leased is left to its worker. */
+    resumePending: (webhookId: string) =>
+      conn.delivery.updateMany({ where: { webhookId, ...scope, status: 'pending', ...notLeased() }, data: { nextAttemptAt: new Date() } }),
+
+    /** Failed deliveries of the window back to pending, the schedule counting from their last attempt. Their ids. */
+    retryFailed: async (webhookId: string, since: Date, until: Date, limit: number) =>
+      conn.$queryRaw<{ id: string }[]>`
+        UPDATE "Delivery"
+        SET status = 'pending', "attemptsBeforeRecovery" = "attemptCount", "nextAttemptAt" = now(), "lockedUntil" = NULL, "updatedAt" = now()
+        WHERE id IN (
+          SELECT id FROM "Delivery"
+          WHERE "webhookId" = ${webhookId} AND "organizationId" = ${scope.organizationId} AND mode = ${scope.mode}::"Mode"
+            AND status = 'failed' AND NOT test AND "createdAt" >= ${since} AND "createdAt" < ${until}
+          ORDER BY id LIMIT ${limit}
+        )
+        RETURNING id`,
+
+    /**
+     * The window's events the subscription wants as it is now (`"Webhook_wants"`, the fan-out's own
+     * test: its types, projects and filter) and has no delivery of, oldest first.
+     */
+    missedEvents: (webhookId: string, since: Date, until: Date, limit: number) =>
+      conn.$queryRaw<MissedEvent[]>`
+        SELECT e.id, e.type, e.data, e."createdAt"
+        FROM "OutboxEvent" e
+        JOIN "Webhook" w ON w.id = ${webhookId}
+        WHERE e."organizationId" = ${scope.organizationId} AND e.mode = ${scope.mode}::"Mode"
+          AND e."createdAt" >= ${since} AND e."createdAt" < ${until}
+          AND "Webhook_wants"(w, e)
+          AND NOT EXISTS (SELECT 1 FROM "Delivery" d WHERE d."eventId" = e.id AND d."webhookId" = ${webhookId})
+        ORDER BY e."createdAt", e.id
+        LIMIT ${limit}`,
+  };
+}

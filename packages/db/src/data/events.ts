@@ -1,0 +1,44 @@
+import type { Prisma } from '../generated/prisma/client';
+import { newId } from '../ids';
+import type { TenantConn } from './connection';
+import { prismaWindow, type PageWindow } from './listing';
+
+/** An event to write: its type, payload and project (the outbox row adds the id and the tenant). */
+export interface EventToRecord {
+  type: string;
+  data: object;
+  /** The project it belongs to, which project-scoped subscriptions select on (docs/decisions.md#subscriber-controls); null for member events. */
+  projectId: string | null;
+}
+
+/** The tenant's events: the outbox, which is also the Events API's log. */
+export function events({ conn, scope }: TenantConn) {
+  return {
+    /**
+     * Writes events to the outbox inside the caller's transaction, so they commit or roll back
+     * with the change that caused them. Returns the ids of those a subscription awaits, to publish
+     * after commit (the others are written dispatched: migration 20261122184500_unsubscribed_events).
+     */
+    record: async (toRecord: EventToRecord[]): Promise<string[]> => {
+      if (toRecord.length === 0) return [];
+      const rows = toRecord.map((event) => ({
+        id: newId('event'),
+        ...scope,
+        type: event.type,
+        data: event.data as Prisma.InputJsonObject,
+        projectId: event.projectId,
+      }));
+      const written = await conn.outboxEvent.createManyAndReturn({ data: rows, select: { id: true, dispatchedAt: true } });
+      return written.filter((event) => event.dispatchedAt === null).map((event) => event.id);
+    },
+    /** An event created at or after `since`. */
+    find: (id: string, since: Date) => conn.outboxEvent.findFirst({ where: { id, ...scope, createdAt: { gte: since } } }),
+    list: ({ since, type }: { since: Date; type?: string }) => {
+      const where = { ...scope, createdAt: { gte: since }, ...(type && { type }) };
+      return {
+        rows: (window: PageWindow<'createdAt'>) => conn.outboxEvent.findMany(prismaWindow(where, window)),
+        total: () => conn.outboxEvent.count({ where }),
+      };
+    },
+  };
+}

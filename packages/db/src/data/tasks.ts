@@ -1,0 +1,207 @@
+import { Prisma, type Task } from '../generated/prisma/client';
+import type { Mode, Priority, TaskStatus } from '../generated/prisma/enums';
+import { queryOnPool, type SqlPool } from '../client';
+import type { Scope } from '../scope';
+import { newId } from '../ids';
+import type { EventToRecord } from './events';
+import { lockScopedRow, type TenantConn } from './connection';
+import { caseInsensitive, sqlListing, type SqlSortField } from './listing';
+
+export type TaskSortField = 'createdAt' | 'updatedAt' | 'dueDate' | 'priority' | 'title' | 'status';
+
+/**
+ * The SQL of GET /tasks's orders. Each field's key, followed by the id, is the tail of an index per
+ * project and one across the tenant (schema.prisma; the expressions in migration
+ * 20261122152729_list_orders, which must stay identical to these), so no order sorts the project.
+ */
+export const TASK_SORT_KEYS: Record<TaskSortField, SqlSortField> = {
+  createdAt: { column: '"createdAt"', type: 'timestamptz' },
+  updatedAt: { column: '"updatedAt"', type: 'timestamptz' },
+  // Tasks without a due date come last in either direction.
+  dueDate: {
+    column: '"dueDate"',
+    type: 'timestamptz',
+    key: (operand, descending) => Prisma.sql`COALESCE(${operand}, ${Prisma.raw(descending ? "'-infinity'" : "'infinity'")}::timestamptz)`,
+  },
+  // Enums sort in their declared order: low < medium < high, todo < in_progress < done.
+  priority: { column: 'priority', type: '"Priority"' },
+  status: { column: 'status', type: '"TaskStatus"' },
+  title: { column: 'title', type: 'text', key: caseInsensitive },
+};
+
+/** docs/decisions.md#task-filters: filters combine; a list filter matches any of its values. */
+export interface TaskFilter {
+  projectId?: string;
+  status?: TaskStatus[];
+  priority?: Priority[];
+  /** Member ids; `none` for unassigned tasks. */
+  assigneeId?: string[];
+  dueBefore?: string;
+  dueAfter?: string;
+  updatedSince?: string;
+  createdSince?: string;
+  q?: string;
+}
+
+/** The tenant's tasks that pass every filter given. */
+export function taskConditions(scope: Scope, filters: TaskFilter): Prisma.Sql {
+  const conditions = [Prisma.sql`"organizationId" = ${scope.organizationId}`, Prisma.sql`mode = ${scope.mode}::"Mode"`];
+  if (filters.projectId) conditions.push(Prisma.sql`"projectId" = ${filters.projectId}`);
+  if (filters.status) conditions.push(Prisma.sql`status = ANY(${filters.status}::"TaskStatus"[])`);
+  if (filters.priority) conditions.push(Prisma.sql`priority = ANY(${filters.priority}::"Priority"[])`);
+  if (filters.assigneeId) conditions.push(assignedTo(filters.assigneeId));
+  if (filters.dueBefore) conditions.push(Prisma.sql`"dueDate" < ${filters.dueBefore}::timestamptz`);
+  if (filters.dueAfter) conditions.push(Prisma.sql`"dueDate" > ${filters.dueAfter}::timestamptz`);
+  if (filters.updatedSince) conditions.push(Prisma.sql`"updatedAt" >= ${filters.updatedSince}::timestamptz`);
+  if (filters.createdSince) conditions.push(Prisma.sql`"createdAt" >= ${filters.createdSince}::timestamptz`);
+  if (filters.q) conditions.push(matchesSearch(filters.q));
+  return Prisma.join(conditions, ' AND ');
+}
+
+/** `assigneeId=a,b,none`: assigned to one of the members, or (`none`) to nobody. */
+function assignedTo(ids: string[]): Prisma.Sql {
+  const members = ids.filter((id) => id !== 'none');
+  const assigned = Prisma.sql`"assigneeId" = ANY(${members}::text[])`;
+  if (members.length === ids.length) return assigned;
+  return members.length > 0 ? Prisma.sql`(${assigned} OR "assigneeId" IS NULL)` : Prisma.sql`"assigneeId" IS NULL`;
+}
+
+/**
+ * `q`: every word must begin a word of the title or the description, whatever its case and accents.
+ * The `worktrack_search` configuration strips accents (unaccent) and lower-cases; this document is
+ * the expression of the GIN index "Task_search_idx" (keep them identical).
+ */
+const searchDocument = Prisma.sql`to_tsvector('worktrack_search'::regconfig, title || ' ' || COALESCE(description, ''))`;
+
+/**
+ * Each word quoted as one tsquery operand with a prefix match: to_tsquery then reads it through the
+ * same configuration (so "Réunion," matches "reunion") and nothing in it acts as an operator.
+ */
+const prefixQuery = (q: string) =>
+  q
+    .split(/\s+/)
+    .filter(Boolean)
+    .map((word) => `'${word.replaceAll('\\', '\\\\').replaceAll("'", "''")}':*`)
+    .join(' & ');
+
+const matchesSearch = (q: string) => Prisma.sql`${searchDocument} @@ to_tsquery('worktrack_search', ${prefixQuery(q)})`;
+
+/** The filters the maintained counts (`TaskCount`, kept by triggers on `Task`) can answer. */
+function countedFilters(filters: TaskFilter): TaskFilter | undefined {
+  const { projectId, status, priority, assigneeId, dueBefore, dueAfter, updatedSince, createdSince, q } = filters;
+  if (dueBefore ?? dueAfter ?? updatedSince ?? createdSince ?? q) return undefined;
+  return { projectId, status, priority, assigneeId };
+}
+
+/** An outbox row: the event id, its tenant, type and payload. */
+export interface OutboxInsert {
+  id: string;
+  organizationId: string;
+  mode: Mode;
+  type: string;
+  data: object;
+}
+
+// The project and assignee checks, the task and its outbox row (its project the task's), in one statement: both rows commit
+// or neither does, and the answer says which check refused (so no second query names the field).
+// Prepared once per connection, so Postgres plans it once.
+const INSERT_TASK_WITH_EVENT = {
+  name: 'tasks.insert-with-event',
+  text: `
+    WITH project AS (
+      SELECT archived FROM "Project" WHERE id = $3 AND "organizationId" = $1 AND mode = $2::"Mode"
+    ), assignee AS (
+      SELECT $9::text IS NULL OR EXISTS (SELECT 1 FROM "Membership" WHERE "organizationId" = $1 AND "userId" = $9) AS member
+    ), task AS (
+      INSERT INTO "Task" (id, "organizationId", mode, "projectId", title, description, status, priority,
+                          "assigneeId", "creatorId", "dueDate", "customFields", "createdAt", "updatedAt")
+      SELECT $4, $1, $2::"Mode", $3, $5, $6, $7::"TaskStatus", $8::"Priority", $9, $10, $11::timestamptz, $12::jsonb, $13::timestamptz, $14::timestamptz
+      FROM project, assignee WHERE NOT project.archived AND assignee.member
+      RETURNING id
+    ), event AS (
+      INSERT INTO "OutboxEvent" (id, "organizationId", mode, type, data, "projectId", "createdAt")
+      SELECT $15, $1, $2::"Mode", $16, $17::jsonb, $3, $13::timestamptz
+      FROM task
+      RETURNING "dispatchedAt" IS NULL AS awaited
+    )
+    SELECT (SELECT archived FROM project) AS archived, (SELECT member FROM assignee) AS member, (SELECT awaited FROM event) AS awaited`,
+};
+
+/** What the insert did: the task written (and whether a subscription awaits its event), or the check that refused it. */
+export type TaskInsertOutcome =
+  | { inserted: true; awaited: boolean }
+  | { inserted: false; refused: 'project_missing' | 'project_archived' | 'assignee_not_member' };
+
+/**
+ * Inserts the task and its event's outbox row, provided the project is the task's tenant's and not
+ * archived, and the assignee (if any) a member of its organization. `awaited` says whether a
+ * subscription awaits the event (else it was written dispatched).
+ */
+export async function insertTaskWithEvent(pool: SqlPool, task: Task, event: OutboxInsert): Promise<TaskInsertOutcome> {
+  const { rows } = await pool.query<{ archived: boolean | null; member: boolean; awaited: boolean | null }>({
+    ...INSERT_TASK_WITH_EVENT,
+    values: [
+      task.organizationId,
+      task.mode,
+      task.projectId,
+      task.id,
+      task.title,
+      task.description,
+      task.status,
+      task.priority,
+      task.assigneeId,
+      task.creatorId,
+      task.dueDate,
+      JSON.stringify(task.customFields),
+      task.createdAt,
+      task.updatedAt,
+      event.id,
+      event.type,
+      JSON.stringify(event.data),
+    ],
+  });
+  const { archived, member, awaited } = rows[0]!;
+  if (awaited !== null) return { inserted: true, awaited };
+  if (archived === null) return { inserted: false, refused: 'project_missing' };
+  return { inserted: false, refused: archived ? 'project_archived' : member ? 'project_missing' : 'assignee_not_member' };
+}
+
+/** The tenant's tasks. */
+export function tasks({ conn, pool, scope }: TenantConn) {
+  return {
+    find: (id: string) => conn.task.findFirst({ where: { id, ...scope } }),
+    lock: (id: string) => lockScopedRow(conn, 'Task', scope, id),
+    update: (id: string, data: Prisma.TaskUncheckedUpdateInput) => conn.task.update({ where: { id, ...scope }, data }),
+    remove: (id: string) => conn.task.delete({ where: { id, ...scope } }),
+
+    /**
+     * The task and its event's outbox row in one prepared statement, provided its project is the
+     * tenant's and open and its assignee a member (the busiest write). `awaited` says whether a
+     * subscription awaits the event.
+     */
+    insertWithEvent: async (task: Omit<Task, 'organizationId' | 'mode'>, event: EventToRecord) => {
+      const eventId = newId('event');
+      const outcome = await insertTaskWithEvent(pool, { ...task, ...scope }, { id: eventId, ...scope, ...event });
+      return outcome.inserted ? { inserted: true as const, awaitedEventIds: outcome.awaited ? [eventId] : [] } : outcome;
+    },
+
+    /**
+     * The tasks that pass the filters, a page at a time, and their exact number: a sum over the few
+     * count rows that match when the filters allow it (the same statement that wrote a task wrote
+     * its count), else a count of the tasks. The count rows are read with the tasks' own conditions,
+     * their unassigned `''` shown as null, so the filters mean the same over both.
+     */
+    list: (filters: TaskFilter) => {
+      const listing = sqlListing<TaskSortField, Task>(pool, 'Task', taskConditions(scope, filters), TASK_SORT_KEYS);
+      const counted = countedFilters(filters);
+      const sumOfCounts = async (where: TaskFilter) => {
+        const sum = Prisma.sql`
+          SELECT coalesce(sum(count), 0)::int AS total
+          FROM (SELECT "organizationId", mode, "projectId", status, priority, NULLIF("assigneeId", '') AS "assigneeId", count FROM "TaskCount") AS counts
+          WHERE ${taskConditions(scope, where)}`;
+        return (await queryOnPool<{ total: number }>(pool, sum))[0]!.total;
+      };
+      return { rows: listing.rows, total: counted ? () => sumOfCounts(counted) : listing.total };
+    },
+  };
+}

@@ -1,0 +1,103 @@
+import type { Database } from '../client';
+import type { Scope } from '../scope';
+import { comments } from './comments';
+import type { Conn, TenantConn } from './connection';
+import type { EventToRecord } from './events';
+import { deliveries } from './deliveries';
+import { events } from './events';
+import { files } from './files';
+import { apiKeys, invitations, members } from './members';
+import { projects } from './projects';
+import { tasks } from './tasks';
+import { webhooks } from './webhooks';
+import { dashboardLinks } from './sign-in';
+
+const TABLES = {
+  tasks,
+  projects,
+  comments,
+  files,
+  events,
+  webhooks,
+  deliveries,
+  members,
+  invitations,
+  apiKeys,
+  dashboardLinks: (on: TenantConn) => dashboardLinks(on.conn),
+};
+
+type Tables = { [K in keyof typeof TABLES]: ReturnType<(typeof TABLES)[K]> };
+
+/** The table modules bound to one tenant, each built on first use (a request touches one or two of them). */
+function tables(on: TenantConn): Tables & { scope: TenantConn['scope'] } {
+  const bound: Partial<Tables> = {};
+  const handle = { scope: on.scope } as Tables & { scope: TenantConn['scope'] };
+  for (const name of Object.keys(TABLES) as (keyof Tables)[]) {
+    Object.defineProperty(handle, name, { enumerable: true, get: () => (bound[name] ??= TABLES[name](on) as never) });
+  }
+  return handle;
+}
+
+/** One tenant's data, inside a transaction. Every function is bound to the tenant: none takes a scope. */
+export type TenantTx = ReturnType<typeof tables>;
+
+/** What a change returns: its result, and the events it caused, written to the outbox with it. */
+interface Changed<T> {
+  result: T;
+  events: EventToRecord[];
+}
+
+/**
+ * A change written together with its events in one prepared statement, no interactive transaction
+ * (the busiest write, a task's creation): it records its events itself and returns the ids a
+ * subscription awaits.
+ */
+interface OneStatementChange<T> {
+  oneStatement: (data: TenantTx) => Promise<{ result: T; awaitedEventIds: string[] }>;
+}
+
+interface TransactionOptions {
+  /** Lengthens Prisma's 5 s limit for work that waits on another service meanwhile (an object store). */
+  timeoutMs?: number;
+}
+
+/** One tenant's data: the only way route handlers reach rows. */
+export interface TenantData extends TenantTx {
+  /** Runs `work` in one transaction on the tenant's data (reads and writes that cause no event). */
+  transaction<T>(work: (tx: TenantTx) => Promise<T>, options?: TransactionOptions): Promise<T>;
+  /**
+   * Every write that causes events goes through here: the change and its events' outbox rows commit
+   * together (one transaction, or one statement), then the ids a subscription awaits are handed to
+   * `onCommitted` (the API's publisher; best effort, the sweep is the backstop).
+   */
+  commitWithEvents<T>(change: ((tx: TenantTx) => Promise<Changed<T>>) | OneStatementChange<T>, options?: TransactionOptions): Promise<T>;
+}
+
+/** What happens once events committed: they are published, a few milliseconds' worth at a time. */
+export interface CommitHooks {
+  onCommitted(eventIds: string[]): void;
+}
+
+/** Binds the data layer to one tenant (an organization and its live or test dataset). */
+export function tenantData(database: Pick<Database, 'db' | 'pool'>, { organizationId, mode }: Scope, hooks: CommitHooks): TenantData {
+  // The scope alone (a caller's tenant carries more), since the table modules spread it into statements.
+  const scope = { organizationId, mode };
+  const bind = (conn: Conn) => tables({ conn, pool: database.pool, scope });
+  const data = bind(database.db);
+  const transaction = <T>(work: (tx: TenantTx) => Promise<T>, { timeoutMs }: TransactionOptions = {}) =>
+    database.db.$transaction((tx) => work(bind(tx)), { timeout: timeoutMs });
+  return Object.assign(data, {
+    transaction,
+    async commitWithEvents<T>(change: ((tx: TenantTx) => Promise<Changed<T>>) | OneStatementChange<T>, options?: TransactionOptions): Promise<T> {
+      const { result, eventIds } =
+        typeof change === 'function'
+          ? await transaction(async (tx) => {
+              const { result, events } = await change(tx);
+              return { result, eventIds: await tx.events.record(events) };
+            }, options)
+          : await change.oneStatement(data).then(({ result, awaitedEventIds }) => ({ result, eventIds: awaitedEventIds }));
+      hooks.onCommitted(eventIds);
+      return result;
+    },
+  });
+}

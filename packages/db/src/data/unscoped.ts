@@ -1,0 +1,65 @@
+import type { Database } from '../client';
+import type { Plan } from '../generated/prisma/enums';
+import { newId } from '../ids';
+import type { Conn } from './connection';
+import { dashboardLinks, insertApiKey, signIn, type NewApiKey } from './sign-in';
+
+const PRUNE_BATCH = 5_000;
+
+function crossTenant(conn: Conn) {
+  return {
+    signIn: signIn(conn),
+    dashboardLinks: dashboardLinks(conn),
+    insertApiKey: (key: NewApiKey) => insertApiKey(conn, key),
+
+    /** A new organization with its first admin (the user made, or found by email). */
+    createOrganization: async (organization: { name: string; plan: Plan; dailyQuota: number | null }, email: string) => {
+      const created = await conn.organization.create({ data: { id: newId('organization'), ...organization } });
+      const user = await conn.user.upsert({ where: { email }, create: { id: newId('user'), email }, update: {} });
+      await conn.membership.create({ data: { organizationId: created.id, userId: user.id, role: 'admin' } });
+      return { organization: created, user };
+    },
+
+    /** Answers once the database does. */
+    ping: async () => void (await conn.$queryRaw`SELECT 1`),
+
+    /** How many events wait for their fan-out (a backlog gauge). */
+    countUndispatchedEvents: () => conn.outboxEvent.count({ where: { dispatchedAt: null } }),
+    /** Events still undispatched, created before `before`, oldest first: the sweep publishes them again. */
+    overdueEvents: async (before: Date, take: number) =>
+      (
+        await conn.outboxEvent.findMany({ where: { dispatchedAt: null, createdAt: { lt: before } }, orderBy: { createdAt: 'asc' }, select: { id: true }, take })
+      ).map((event) => event.id),
+    /**
+     * Deletes up to `batches` x 5,000 events dispatched before `before` (so created before it too:
+     * the dispatchedAt index finds them), a bounded statement at a time. How many.
+     */
+    pruneDispatchedEvents: async (before: Date, batches: number) => {
+      let pruned = 0;
+      for (let i = 0; i < batches; i++) {
+        const deleted = await conn.$executeRaw`
+          DELETE FROM "OutboxEvent" WHERE id IN (
+            SELECT id FROM "OutboxEvent" WHERE "dispatchedAt" < ${before} LIMIT ${PRUNE_BATCH}
+          )`;
+        pruned += deleted;
+        if (deleted < PRUNE_BATCH) break;
+      }
+      return pruned;
+    },
+  };
+}
+
+export type UnscopedTx = ReturnType<typeof crossTenant>;
+
+/**
+ * The data of every tenant at once, for the few jobs that are not one tenant's: finding the tenant a
+ * credential belongs to, the sweep and retention, bootstrapping an organization, health checks.
+ * Route handlers use `tenantData` instead.
+ */
+export interface UnscopedData extends UnscopedTx {
+  transaction<T>(work: (tx: UnscopedTx) => Promise<T>): Promise<T>;
+}
+
+export function unscopedData(database: Pick<Database, 'db'>): UnscopedData {
+  return { ...crossTenant(database.db), transaction: (work) => database.db.$transaction((tx) => work(crossTenant(tx))) };
+}
