@@ -308,6 +308,7 @@ describe('claimDueDeliveries', () => {
       secret: rotating.secret,
       previousSecret: 'whsec-old',
       previousSecretExpiresAt: rotating.previousSecretExpiresAt,
+      headersSealed: null,
       eventCreatedAt: created.createdAt,
     });
     expect(byId.get(sample.id)).toEqual({
@@ -322,6 +323,7 @@ describe('claimDueDeliveries', () => {
       secret: plain.secret,
       previousSecret: null,
       previousSecretExpiresAt: null,
+      headersSealed: null,
       eventCreatedAt: null,
     });
   });
