@@ -36,18 +36,18 @@ const QUIET_PER_SECOND = 10;
 const BUSY_SUBSCRIPTIONS = 2;
 const BUSY_CAPS = { maxConcurrency: 100 };
 
-async function post(base: string, org: BenchOrganization, path: string, body: object): Promise<{ id: string }> {
+export async function post(base: string, org: BenchOrganization, path: string, body: object): Promise<{ id: string }> {
   const res = await request(`${base}${path}`, { method: 'POST', headers: org.headers, body: JSON.stringify(body) });
   if (res.statusCode >= 300) throw new Error(`POST ${path}: ${res.statusCode} ${await res.body.text()}`);
   return (await res.body.json()) as { id: string };
 }
 
 /** Writes `count` task.created events of the organization to the outbox, as create-task.ts does, minus the request. */
-async function outboxEvents(pg: Client, org: BenchOrganization, projectId: string, count: number): Promise<string[]> {
+export async function outboxEvents(pg: Client, org: BenchOrganization, projectId: string, count: number): Promise<string[]> {
   const { rows } = await pg.query<{ id: string }>(
-    `INSERT INTO "OutboxEvent" (id, "organizationId", mode, type, data, "createdAt")
-     SELECT 'evt_bench' || md5(random()::text), $1, 'live', 'task.created', $2::jsonb, now() FROM generate_series(1, $3) RETURNING id`,
-    [org.id, JSON.stringify(taskRecord(projectId, org.userId)), count],
+    `INSERT INTO "OutboxEvent" (id, "organizationId", mode, type, data, "projectId", "createdAt")
+     SELECT 'evt_bench' || md5(random()::text), $1, 'live', 'task.created', $2::jsonb, $4, now() FROM generate_series(1, $3) RETURNING id`,
+    [org.id, JSON.stringify(taskRecord(projectId, org.userId)), count, projectId],
   );
   return rows.map((row) => row.id);
 }

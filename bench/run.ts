@@ -6,10 +6,12 @@
 //   2. webhook deliveries vs a bare BullMQ job loop POSTing the same body with undici
 //      (bench/baseline-deliveries.ts), saturated, then event-to-receiver latency at half that rate;
 //   3. a noisy neighbour (bench/noisy-neighbour.ts): saturated deliveries with and without another
-//      organization's 4 s receiver holding 300 queued attempts, and a quiet organization's latency.
+//      organization's 4 s receiver holding 300 queued attempts, and a quiet organization's latency;
+//   4. subscriber controls (bench/subscriber-filters.ts): saturated deliveries with and without a
+//      project scope and a filter that every event passes, alternating, in one run.
 // Settings: BENCH_URL (http://127.0.0.1:3000), BENCH_SECONDS (10), BENCH_EVENTS (10000),
 // BENCH_SERVER_CPU (pin the baselines to the CPU the service runs on, e.g. 0), BENCH_PATHS
-// (post,list,webhooks,noisy: the tables to print).
+// (post,list,webhooks,noisy,filters: the tables to print).
 import { Client } from 'pg';
 import { request } from 'undici';
 import { loadApiConfig, loadDotEnv, loadWorkerConfig } from '@worktrack/config';
@@ -18,6 +20,7 @@ import { bootstrapOrganization } from '../services/api/src/modules/organizations
 import { benchHttpPaths } from './http-paths';
 import { listeningPid, measureCpu } from './proc-cpu';
 import { benchNoisyNeighbour } from './noisy-neighbour';
+import { benchSubscriberFilters } from './subscriber-filters';
 import { benchWebhooks } from './webhook-paths';
 import { redisServerPorts } from './queue-settings';
 import { runToExit } from './run-to-exit';
@@ -25,7 +28,7 @@ import { runToExit } from './run-to-exit';
 const base = process.env.BENCH_URL ?? 'http://127.0.0.1:3000';
 const seconds = Number(process.env.BENCH_SECONDS ?? 10);
 const events = Number(process.env.BENCH_EVENTS ?? 10_000);
-const paths = new Set((process.env.BENCH_PATHS ?? 'post,list,webhooks,noisy').split(','));
+const paths = new Set((process.env.BENCH_PATHS ?? 'post,list,webhooks,noisy,filters').split(','));
 const LIST_TASKS = 1_000;
 
 async function organization(databaseUrl: string, name: string) {
@@ -96,6 +99,18 @@ async function main() {
     await benchNoisyNeighbour({
       base,
       seconds,
+      events,
+      workerPid,
+      queues: api,
+      pg,
+      organization: (name) => organization(api.databaseUrl, name),
+      cpu,
+    });
+  }
+  if (paths.has('filters')) {
+    await analyze();
+    await benchSubscriberFilters({
+      base,
       events,
       workerPid,
       queues: api,

@@ -46,8 +46,6 @@ export async function schemaProblems(objects: K8sObject[]): Promise<string[]> {
 type Schema = typeof apiEnvSchema;
 const settingsOf = (schema: Schema) => new Set(Object.keys(schema.describe().keys));
 const defaultOf = (schema: Schema, key: string) => String((schema.extract(key).describe().flags as { default?: unknown } | undefined)?.default);
-/** Settings that branches being merged add (the dashboard's mail); known once they land. */
-const LANDING_SETTINGS = new Set(['SMTP_URL', 'MAIL_FROM']);
 /** What each container runs, and the settings it reads. */
 const SERVICES: Record<string, { command: string; schema: Schema; port?: { setting: string; host: string } }> = {
   api: { command: 'node dist/api.js', schema: apiEnvSchema, port: { setting: 'PORT', host: 'HOST' } },
@@ -103,8 +101,7 @@ export function manifestProblems(objects: K8sObject[]): string[] {
       const env: Record<string, string | undefined> = { ...fromConfig, ...Object.fromEntries((container.env ?? []).map((e) => [e.name, e.value])) };
       const known = settingsOf(service.schema);
       for (const variable of Object.keys(env))
-        if (!known.has(variable) && !LANDING_SETTINGS.has(variable) && !(variable in fromConfig && anyServiceReads(variable)))
-          problems.push(`${where}: ${variable} is not a setting it reads`);
+        if (!known.has(variable) && !(variable in fromConfig && anyServiceReads(variable))) problems.push(`${where}: ${variable} is not a setting it reads`);
       for (const variable of Object.keys(fromConfig)) if (!anyServiceReads(variable)) problems.push(`${where}: ${variable} (ConfigMap) is not a setting`);
 
       if (service.port) {
@@ -138,7 +135,7 @@ export function manifestProblems(objects: K8sObject[]): string[] {
 }
 
 function anyServiceReads(variable: string): boolean {
-  return LANDING_SETTINGS.has(variable) || Object.values(SERVICES).some(({ schema }) => settingsOf(schema).has(variable));
+  return Object.values(SERVICES).some(({ schema }) => settingsOf(schema).has(variable));
 }
 
 async function main(): Promise<void> {

@@ -38,5 +38,5 @@ export type {
   DeliveryAttempt,
 } from './generated/prisma/client';
 export * from './generated/prisma/enums';
-export { SecretBox, UnreadableSecretError, webhookSecretContext } from './secrets';
+export { SecretBox, UnreadableSecretError, webhookHeadersContext, webhookSecretContext } from './secrets';
 export { resealWebhookSecrets, type ResealReport } from './webhook-secrets';

@@ -105,3 +105,6 @@ export class SecretBox {
 
 /** The context a subscription's secrets are sealed with: its id, so they open only in its row. */
 export const webhookSecretContext = (webhookId: string): string => `Webhook ${webhookId}`;
+
+/** The context a subscription's own delivery headers are sealed with: not its secrets', so neither opens as the other. */
+export const webhookHeadersContext = (webhookId: string): string => `Webhook ${webhookId} headers`;

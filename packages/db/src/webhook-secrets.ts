@@ -1,6 +1,6 @@
 import type { Db } from './client';
 import { Prisma } from './generated/prisma/client';
-import { SEALED_PATTERN, webhookSecretContext, type SecretBox } from './secrets';
+import { SEALED_PATTERN, webhookHeadersContext, webhookSecretContext, type SecretBox } from './secrets';
 
 export interface ResealReport {
   /** Values found in plaintext (written before sealing) and sealed now. */
@@ -20,13 +20,14 @@ interface Row {
   id: string;
   secret: string;
   previousSecret: string | null;
+  headersSealed: string | null;
 }
 
 const BATCH = 500;
 
 /**
  * Seals every subscription secret still in plaintext, and seals again under SECRETS_KEY those
- * sealed under an older key, so that after a rotation the older key can be dropped. Each batch
+ * (and the subscriptions' own delivery headers) sealed under an older key, so that after a rotation the older key can be dropped. Each batch
  * locks its rows and skips rows others hold, so concurrent passes (two API replicas starting)
  * share the work; a write racing it seals its own values anyway. Idempotent: a second pass finds
  * nothing to do.
@@ -52,8 +53,8 @@ export async function resealWebhookSecrets(db: Db, box: SecretBox): Promise<Rese
     const done = { sealed: 0, resealed: 0, unreadable: 0 };
     const rows = await db.$transaction(async (tx) => {
       const rows = await tx.$queryRaw<Row[]>`
-        SELECT id, secret, "previousSecret" FROM "Webhook"
-        WHERE id > ${after} AND (${due('secret')} OR ${due('previousSecret')})
+        SELECT id, secret, "previousSecret", "headersSealed" FROM "Webhook"
+        WHERE id > ${after} AND (${due('secret')} OR ${due('previousSecret')} OR ${due('headersSealed')})
         ORDER BY id LIMIT ${BATCH}
         FOR UPDATE SKIP LOCKED`;
       const updates: Row[] = [];
@@ -62,16 +63,17 @@ export async function resealWebhookSecrets(db: Db, box: SecretBox): Promise<Rese
         try {
           const secret = reseal(row.secret, context);
           const previousSecret = reseal(row.previousSecret, context);
-          updates.push({ id: row.id, secret: secret.value!, previousSecret: previousSecret.value });
-          for (const { did } of [secret, previousSecret]) if (did) done[did] += 1;
+          const headersSealed = reseal(row.headersSealed, webhookHeadersContext(row.id));
+          updates.push({ id: row.id, secret: secret.value!, previousSecret: previousSecret.value, headersSealed: headersSealed.value });
+          for (const { did } of [secret, previousSecret, headersSealed]) if (did) done[did] += 1;
         } catch {
           done.unreadable += 1;
         }
       }
       if (updates.length > 0) {
         await tx.$executeRaw`
-          UPDATE "Webhook" AS w SET secret = v.secret, "previousSecret" = v."previousSecret"
-          FROM jsonb_to_recordset(${JSON.stringify(updates)}::jsonb) AS v(id text, secret text, "previousSecret" text)
+          UPDATE "Webhook" AS w SET secret = v.secret, "previousSecret" = v."previousSecret", "headersSealed" = v."headersSealed"
+          FROM jsonb_to_recordset(${JSON.stringify(updates)}::jsonb) AS v(id text, secret text, "previousSecret" text, "headersSealed" text)
           WHERE w.id = v.id`;
       }
       return rows;
@@ -87,8 +89,9 @@ export async function resealWebhookSecrets(db: Db, box: SecretBox): Promise<Rese
     return Prisma.sql`(${value} ~ ${SEALED_PATTERN.source} AND split_part(${value}, ':', 2) <> ALL (${known}::text[]))`;
   };
   const [left] = await db.$queryRaw<[{ unknown: number; remaining: number }]>`
-    SELECT count(*) FILTER (WHERE ${unknownKey('secret')} OR ${unknownKey('previousSecret')})::int AS unknown,
-      count(*) FILTER (WHERE ${due('secret')} OR ${due('previousSecret')} OR ${unknownKey('secret')} OR ${unknownKey('previousSecret')})::int AS remaining
+    SELECT count(*) FILTER (WHERE ${unknownKey('secret')} OR ${unknownKey('previousSecret')} OR ${unknownKey('headersSealed')})::int AS unknown,
+      count(*) FILTER (WHERE ${due('secret')} OR ${due('previousSecret')} OR ${due('headersSealed')}
+        OR ${unknownKey('secret')} OR ${unknownKey('previousSecret')} OR ${unknownKey('headersSealed')})::int AS remaining
     FROM "Webhook"`;
   report.unreadable += left.unknown;
   report.remaining = left.remaining;

@@ -309,6 +309,7 @@ describe('claimDueDeliveries', () => {
       secret: rotating.secret,
       previousSecret: 'whsec-old',
       previousSecretExpiresAt: rotating.previousSecretExpiresAt,
+      headersSealed: null,
       eventCreatedAt: created.createdAt,
     });
     expect(byId.get(sample.id)).toEqual({
@@ -323,6 +324,7 @@ describe('claimDueDeliveries', () => {
       secret: plain.secret,
       previousSecret: null,
       previousSecretExpiresAt: null,
+      headersSealed: null,
       eventCreatedAt: null,
     });
   });

@@ -43,39 +43,46 @@ export const EVENT_DESCRIPTIONS: Record<EventType, string> = {
 export interface DomainEvent {
   type: EventType;
   data: object;
+  /** The project it belongs to, which project-scoped subscriptions select on (docs/decisions.md#subscriber-controls); null for member events. */
+  projectId: string | null;
 }
 
 type Changes<T> = Partial<T>;
 
 /** The payload builders: `data` is the record as the API returns it; updates add the changed fields' old values. */
 export const events = {
-  taskCreated: (task: TaskRecord): DomainEvent => ({ type: 'task.created', data: task }),
+  taskCreated: (task: TaskRecord): DomainEvent => ({ type: 'task.created', data: task, projectId: task.projectId }),
   taskUpdated: (task: TaskRecord, previousAttributes: Changes<TaskRecord>): DomainEvent => ({
     type: 'task.updated',
     data: { ...task, previousAttributes },
+    projectId: task.projectId,
   }),
-  taskCompleted: (task: TaskRecord): DomainEvent => ({ type: 'task.completed', data: task }),
-  taskDeleted: (task: TaskRecord): DomainEvent => ({ type: 'task.deleted', data: task }),
-  projectCreated: (project: ProjectRecord): DomainEvent => ({ type: 'project.created', data: project }),
+  taskCompleted: (task: TaskRecord): DomainEvent => ({ type: 'task.completed', data: task, projectId: task.projectId }),
+  taskDeleted: (task: TaskRecord): DomainEvent => ({ type: 'task.deleted', data: task, projectId: task.projectId }),
+  projectCreated: (project: ProjectRecord): DomainEvent => ({ type: 'project.created', data: project, projectId: project.id }),
   projectUpdated: (project: ProjectRecord, previousAttributes: Changes<ProjectRecord>): DomainEvent => ({
     type: 'project.updated',
     data: { ...project, previousAttributes },
+    projectId: project.id,
   }),
-  projectDeleted: (project: ProjectRecord): DomainEvent => ({ type: 'project.deleted', data: project }),
-  memberAdded: (member: MemberRecord): DomainEvent => ({ type: 'member.added', data: member }),
-  memberRemoved: (member: MemberRecord): DomainEvent => ({ type: 'member.removed', data: member }),
+  projectDeleted: (project: ProjectRecord): DomainEvent => ({ type: 'project.deleted', data: project, projectId: project.id }),
+  memberAdded: (member: MemberRecord): DomainEvent => ({ type: 'member.added', data: member, projectId: null }),
+  memberRemoved: (member: MemberRecord): DomainEvent => ({ type: 'member.removed', data: member, projectId: null }),
   memberRoleChanged: (member: MemberRecord, previousRole: string): DomainEvent => ({
     type: 'member.role_changed',
     data: { ...member, previousAttributes: { role: previousRole } },
+    projectId: null,
   }),
-  commentCreated: (comment: CommentRecord): DomainEvent => ({ type: 'comment.created', data: comment }),
-  commentUpdated: (comment: CommentRecord, previousAttributes: Changes<CommentRecord>): DomainEvent => ({
+  // A comment record names its task, not the task's project: the caller, who loaded the task, passes it.
+  commentCreated: (comment: CommentRecord, projectId: string): DomainEvent => ({ type: 'comment.created', data: comment, projectId }),
+  commentUpdated: (comment: CommentRecord, previousAttributes: Changes<CommentRecord>, projectId: string): DomainEvent => ({
     type: 'comment.updated',
     data: { ...comment, previousAttributes },
+    projectId,
   }),
-  commentDeleted: (comment: CommentRecord): DomainEvent => ({ type: 'comment.deleted', data: comment }),
-  fileUploaded: (file: FileRecord): DomainEvent => ({ type: 'file.uploaded', data: file }),
-  fileDeleted: (file: FileRecord): DomainEvent => ({ type: 'file.deleted', data: file }),
+  commentDeleted: (comment: CommentRecord, projectId: string): DomainEvent => ({ type: 'comment.deleted', data: comment, projectId }),
+  fileUploaded: (file: FileRecord): DomainEvent => ({ type: 'file.uploaded', data: file, projectId: file.projectId }),
+  fileDeleted: (file: FileRecord): DomainEvent => ({ type: 'file.deleted', data: file, projectId: file.projectId }),
 };
 
 export function isEventType(value: string): value is EventType {
@@ -140,9 +147,9 @@ export const sampleEvents: Record<EventType, DomainEvent> = {
   'member.added': events.memberAdded(sampleMember),
   'member.removed': events.memberRemoved(sampleMember),
   'member.role_changed': events.memberRoleChanged({ ...sampleMember, role: 'admin' }, 'member'),
-  'comment.created': events.commentCreated(sampleComment),
-  'comment.updated': events.commentUpdated({ ...sampleComment, content: 'Edited' }, { content: 'Sample comment' }),
-  'comment.deleted': events.commentDeleted(sampleComment),
+  'comment.created': events.commentCreated(sampleComment, sampleTask.projectId),
+  'comment.updated': events.commentUpdated({ ...sampleComment, content: 'Edited' }, { content: 'Sample comment' }, sampleTask.projectId),
+  'comment.deleted': events.commentDeleted(sampleComment, sampleTask.projectId),
   'file.uploaded': events.fileUploaded(sampleFile),
   'file.deleted': events.fileDeleted(sampleFile),
 };

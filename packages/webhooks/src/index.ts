@@ -26,3 +26,12 @@ export {
   type DeliveryResult,
   type WebhookDelivererOptions,
 } from './deliver';
+export {
+  checkCustomHeaders,
+  HTTP_TOKEN,
+  isReservedHeader,
+  maskHeaderValue,
+  MAX_CUSTOM_HEADERS,
+  MAX_CUSTOM_HEADER_VALUE_BYTES,
+  type HeadersCheck,
+} from './custom-headers';

@@ -106,14 +106,18 @@ export function deliveries({ conn, scope }: TenantConn) {
         )
         RETURNING id`,
 
-    /** The window's events of these types (null: all) that the subscription has no delivery of, oldest first. */
-    missedEvents: (webhookId: string, types: string[] | null, since: Date, until: Date, limit: number) =>
+    /**
+     * The window's events the subscription wants as it is now (`"Webhook_wants"`, the fan-out's own
+     * test: its types, projects and filter) and has no delivery of, oldest first.
+     */
+    missedEvents: (webhookId: string, since: Date, until: Date, limit: number) =>
       conn.$queryRaw<MissedEvent[]>`
         SELECT e.id, e.type, e.data, e."createdAt"
         FROM "OutboxEvent" e
+        JOIN "Webhook" w ON w.id = ${webhookId}
         WHERE e."organizationId" = ${scope.organizationId} AND e.mode = ${scope.mode}::"Mode"
           AND e."createdAt" >= ${since} AND e."createdAt" < ${until}
-          AND (${types}::text[] IS NULL OR e.type = ANY (${types}::text[]))
+          AND "Webhook_wants"(w, e)
           AND NOT EXISTS (SELECT 1 FROM "Delivery" d WHERE d."eventId" = e.id AND d."webhookId" = ${webhookId})
         ORDER BY e."createdAt", e.id
         LIMIT ${limit}`,

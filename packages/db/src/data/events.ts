@@ -3,10 +3,12 @@ import { newId } from '../ids';
 import type { TenantConn } from './connection';
 import { prismaWindow, type PageWindow } from './listing';
 
-/** An event to write: its type and payload (the outbox row adds the id and the tenant). */
+/** An event to write: its type, payload and project (the outbox row adds the id and the tenant). */
 export interface EventToRecord {
   type: string;
   data: object;
+  /** The project it belongs to, which project-scoped subscriptions select on (docs/decisions.md#subscriber-controls); null for member events. */
+  projectId: string | null;
 }
 
 /** The tenant's events: the outbox, which is also the Events API's log. */
@@ -19,7 +21,13 @@ export function events({ conn, scope }: TenantConn) {
      */
     record: async (toRecord: EventToRecord[]): Promise<string[]> => {
       if (toRecord.length === 0) return [];
-      const rows = toRecord.map((event) => ({ id: newId('event'), ...scope, type: event.type, data: event.data as Prisma.InputJsonObject }));
+      const rows = toRecord.map((event) => ({
+        id: newId('event'),
+        ...scope,
+        type: event.type,
+        data: event.data as Prisma.InputJsonObject,
+        projectId: event.projectId,
+      }));
       const written = await conn.outboxEvent.createManyAndReturn({ data: rows, select: { id: true, dispatchedAt: true } });
       return written.filter((event) => event.dispatchedAt === null).map((event) => event.id);
     },

@@ -18,6 +18,9 @@ export type NewProject = Pick<Project, 'name' | 'description' | 'icon' | 'color'
 export function projects({ conn, pool, scope }: TenantConn) {
   return {
     find: (id: string) => conn.project.findFirst({ where: { id, ...scope } }),
+    /** Those of these ids that name the tenant's projects. */
+    existingIds: async (ids: string[]) =>
+      (await conn.project.findMany({ where: { id: { in: ids }, ...scope }, select: { id: true } })).map((project) => project.id),
     lock: (id: string) => lockScopedRow(conn, 'Project', scope, id),
     create: (project: NewProject) => conn.project.create({ data: { id: newId('project'), ...project, ...scope } }),
     update: (id: string, data: Prisma.ProjectUncheckedUpdateInput) => conn.project.update({ where: { id, ...scope }, data }),

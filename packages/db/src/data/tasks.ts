@@ -102,7 +102,7 @@ export interface OutboxInsert {
   data: object;
 }
 
-// The project and assignee checks, the task and its outbox row, in one statement: both rows commit
+// The project and assignee checks, the task and its outbox row (its project the task's), in one statement: both rows commit
 // or neither does, and the answer says which check refused (so no second query names the field).
 // Prepared once per connection, so Postgres plans it once.
 const INSERT_TASK_WITH_EVENT = {
@@ -119,8 +119,8 @@ const INSERT_TASK_WITH_EVENT = {
       FROM project, assignee WHERE NOT project.archived AND assignee.member
       RETURNING id
     ), event AS (
-      INSERT INTO "OutboxEvent" (id, "organizationId", mode, type, data, "createdAt")
-      SELECT $15, $1, $2::"Mode", $16, $17::jsonb, $13::timestamptz
+      INSERT INTO "OutboxEvent" (id, "organizationId", mode, type, data, "projectId", "createdAt")
+      SELECT $15, $1, $2::"Mode", $16, $17::jsonb, $3, $13::timestamptz
       FROM task
       RETURNING "dispatchedAt" IS NULL AS awaited
     )

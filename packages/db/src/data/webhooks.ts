@@ -1,4 +1,4 @@
-import type { Prisma, Webhook } from '../generated/prisma/client';
+import { Prisma, type Webhook } from '../generated/prisma/client';
 import { advisoryLock, lockScopedRow, type TenantConn } from './connection';
 import { prismaWindow, type PageWindow } from './listing';
 
@@ -19,6 +19,19 @@ export interface DisabledWebhook {
   disabledAt: Date | null;
 }
 
+/** A subscription's JSON controls as callers write them: null clears one. */
+interface JsonControls {
+  filter?: Record<string, unknown> | null;
+  headers?: Record<string, string> | null;
+}
+
+/** Prisma writes SQL NULL into a JSON column only for its DbNull. */
+const jsonColumns = <T extends JsonControls>({ filter, headers, ...rest }: T) => ({
+  ...rest,
+  ...(filter !== undefined && { filter: filter === null ? Prisma.DbNull : (filter as Prisma.InputJsonObject) }),
+  ...(headers !== undefined && { headers: headers ?? Prisma.DbNull }),
+});
+
 /** The tenant's webhook subscriptions. */
 export function webhooks({ conn, scope }: TenantConn) {
   return {
@@ -32,9 +45,20 @@ export function webhooks({ conn, scope }: TenantConn) {
       await advisoryLock(conn, `webhooks:${scope.organizationId}:${scope.mode}`);
       return conn.webhook.count({ where: scope });
     },
-    create: (webhook: Pick<Webhook, 'id' | 'url' | 'events' | 'description' | 'secret'> & Partial<Pick<Webhook, 'maxConcurrency' | 'rateLimit'>>) =>
-      conn.webhook.create({ data: { ...webhook, ...scope } }),
-    update: (id: string, data: Prisma.WebhookUncheckedUpdateInput) => conn.webhook.update({ where: { id, ...scope }, data }),
+    create: (
+      webhook: Pick<Webhook, 'id' | 'url' | 'events' | 'description' | 'secret'> &
+        Partial<Pick<Webhook, 'maxConcurrency' | 'rateLimit' | 'projectIds' | 'headersSealed'>> &
+        JsonControls,
+    ) => conn.webhook.create({ data: { ...jsonColumns(webhook), ...scope } }),
+    update: (id: string, data: Omit<Prisma.WebhookUncheckedUpdateInput, keyof JsonControls> & JsonControls) =>
+      conn.webhook.update({ where: { id, ...scope }, data: jsonColumns(data) }),
+    /**
+     * Stores its compiled filter (null: none) beside the filter itself. Prisma has no type for
+     * `jsonpath`, hence this statement; Postgres parses the text once, here, and `"Webhook_wants"`
+     * evaluates the parsed form for every event.
+     */
+    setFilterPath: (id: string, jsonpath: string | null) =>
+      conn.$executeRaw`UPDATE "Webhook" SET "filterPath" = ${jsonpath}::jsonpath WHERE id = ${id} AND "organizationId" = ${scope.organizationId} AND mode = ${scope.mode}::"Mode"`,
     /** Deletes it with its delivery log. */
     remove: (id: string) => conn.webhook.delete({ where: { id, ...scope } }),
     list: () => ({

@@ -15,6 +15,8 @@ export interface ClaimedDelivery {
   secret: string;
   previousSecret: string | null;
   previousSecretExpiresAt: Date | null;
+  /** The subscription's own headers, a JSON object sealed like its secret (`webhookHeadersContext`); null when none. */
+  headersSealed: string | null;
   /** Null for test deliveries, which belong to no event. */
   eventCreatedAt: Date | null;
 }
@@ -122,7 +124,7 @@ const CLAIM_DUE = {
       WHERE w.id = charging.id
     )
     SELECT c.id, c."eventType", c.body, c.test, c."attemptsBeforeRecovery", c."attemptCount", c."webhookId", w.url, w.secret,
-      w."previousSecret", w."previousSecretExpiresAt", e."createdAt" AS "eventCreatedAt"
+      w."previousSecret", w."previousSecretExpiresAt", w."headersSealed", e."createdAt" AS "eventCreatedAt"
     FROM claimed c
     JOIN "Webhook" w ON w.id = c."webhookId"
     LEFT JOIN "OutboxEvent" e ON e.id = c."eventId"`,

@@ -9,12 +9,12 @@ export interface EventToDispatch {
   organizationId: string;
   organizationName: string;
   mode: Mode;
-  /** The subscriptions that want it (`"Webhook_wants"`: active, same organization and mode, the type or `*` listed). */
+  /** The subscriptions that want it (`"Webhook_wants"`: active, same organization and mode, type, projects and filter). */
   webhookIds: string[];
 }
 
-// Its subscriptions are those the outbox trigger also asks about: `"Webhook_wants"` (migration
-// 20261126060000_one_subscription_predicate) is the one definition, inlined by the planner.
+// Its subscriptions are those the outbox trigger and recovery also ask about: `"Webhook_wants"` (migration
+// 20261126120000_subscriber_controls) is the one definition, inlined by the planner.
 // `(... IS NULL) IS TRUE` keeps the planner on the primary key: with statistics taken when no event
 // was waiting, it would otherwise read every undispatched event through the dispatchedAt index.
 const UNDISPATCHED = {
@@ -24,7 +24,7 @@ const UNDISPATCHED = {
            COALESCE(array_agg(w.id) FILTER (WHERE w.id IS NOT NULL), '{}') AS "webhookIds"
     FROM "OutboxEvent" e
     JOIN "Organization" o ON o.id = e."organizationId"
-    LEFT JOIN "Webhook" w ON "Webhook_wants"(w, e."organizationId", e.mode, e.type)
+    LEFT JOIN "Webhook" w ON "Webhook_wants"(w, e)
     WHERE e.id = ANY ($1::text[]) AND (e."dispatchedAt" IS NULL) IS TRUE
     GROUP BY e.id, o.name`,
 };

@@ -187,7 +187,7 @@ export interface paths {
         put?: never;
         /**
          * Create a webhook subscription
-         * @description The `url` must be https and must not resolve to a private, loopback, link-local or metadata address (400). Without `secret`, one is generated (`whsec_...`) and returned in this response only. The plan limits subscriptions per mode: free 2, pro 50 (403 `quota_exceeded`). A subscription made with a test key receives only test events. `maxConcurrency` (1-100, default 10) caps its attempts in flight at once and `rateLimit` (1-10000 per second, default null: none) its attempts per second, across all workers.
+         * @description The `url` must be https and must not resolve to a private, loopback, link-local or metadata address (400). Without `secret`, one is generated (`whsec_...`) and returned in this response only. The plan limits subscriptions per mode: free 2, pro 50 (403 `quota_exceeded`). A subscription made with a test key receives only test events. `maxConcurrency` (1-100, default 10) caps its attempts in flight at once and `rateLimit` (1-10000 per second, default null: none) its attempts per second, across all workers. `projectIds` scopes it to events of those projects (400 for a project the organization and mode do not have), `filter` to events whose data matches (400 naming what is wrong), and `headers` are sent with every delivery (400 for a reserved name).
          *
          *     Needs the `webhooks:write` permission.
          */
@@ -223,7 +223,7 @@ export interface paths {
         head?: never;
         /**
          * Update a webhook subscription
-         * @description Changes `url`, `events`, `description`, `maxConcurrency` and `rateLimit` (null removes the limit; a new rate applies at once). A new `secret` rotates it: the old one keeps signing `webhook-signature` for 24 hours. `status: "active"` re-enables a disabled subscription, lifts a pause set by its receiver’s Retry-After and resumes its pending deliveries at once; `status: "disabled"` pauses it.
+         * @description Changes `url`, `events`, `description`, `maxConcurrency`, `rateLimit` (null removes the limit; a new rate applies at once), `projectIds`, `filter` and `headers` (each replaced whole; null removes it; they apply to events written from then on). A new `secret` rotates it: the old one keeps signing `webhook-signature` for 24 hours. `status: "active"` re-enables a disabled subscription, lifts a pause set by its receiver’s Retry-After and resumes its pending deliveries at once; `status: "disabled"` pauses it.
          *
          *     Needs the `webhooks:write` permission.
          */
@@ -1192,6 +1192,30 @@ export interface components {
              * @description Set when the receiver answered 429 or 503 with Retry-After: no attempts are made until then (at most an hour ahead), and the waiting ones do not count as failures. Null when not paused. Read-only.
              */
             pausedUntil: string | null;
+            /** @description It receives only events of these projects, and no member events; null: every event */
+            projectIds: string[] | null;
+            /**
+             * @description It receives only events whose `data` matches, as written; null: no filter
+             * @example {
+             *       "priority": {
+             *         "$in": [
+             *           "high"
+             *         ]
+             *       }
+             *     }
+             */
+            filter: {
+                [key: string]: unknown;
+            } | null;
+            /**
+             * @description Sent with every delivery; the values masked (`****` and, for values of 12 characters or more, the last 4)
+             * @example {
+             *       "Authorization": "****9c2e"
+             *     }
+             */
+            headers: {
+                [key: string]: string;
+            } | null;
             /**
              * Format: date-time
              * @example 2026-11-21T10:00:00.000Z
@@ -1229,6 +1253,30 @@ export interface components {
              * @description Set when the receiver answered 429 or 503 with Retry-After: no attempts are made until then (at most an hour ahead), and the waiting ones do not count as failures. Null when not paused. Read-only.
              */
             pausedUntil: string | null;
+            /** @description It receives only events of these projects, and no member events; null: every event */
+            projectIds: string[] | null;
+            /**
+             * @description It receives only events whose `data` matches, as written; null: no filter
+             * @example {
+             *       "priority": {
+             *         "$in": [
+             *           "high"
+             *         ]
+             *       }
+             *     }
+             */
+            filter: {
+                [key: string]: unknown;
+            } | null;
+            /**
+             * @description Sent with every delivery; the values masked (`****` and, for values of 12 characters or more, the last 4)
+             * @example {
+             *       "Authorization": "****9c2e"
+             *     }
+             */
+            headers: {
+                [key: string]: string;
+            } | null;
             /**
              * Format: date-time
              * @example 2026-11-21T10:00:00.000Z
@@ -4653,6 +4701,39 @@ export interface operations {
                     maxConcurrency?: number;
                     /** @description Attempts per second across all workers, 1-10000; null for no limit */
                     rateLimit?: number | null;
+                    /**
+                     * @description Only events of these projects (task, comment and file events by their project, project events by the project itself); never member events. null: every event
+                     * @example [
+                     *       "prj_01JD7W4Q9X2M3N4P5R6S7T8V9W"
+                     *     ]
+                     */
+                    projectIds?: string[] | null;
+                    /**
+                     * @description Clauses over the event's `data`, keyed by dotted path, all of which must match: a value (equality), or an object of operators `$in`, `$ne`, `$exists`, `$gte`, `$lte` (numbers and RFC 3339 timestamps). At most 4096 bytes. null: no filter. See the webhooks guide.
+                     * @example {
+                     *       "priority": {
+                     *         "$in": [
+                     *           "high"
+                     *         ]
+                     *       },
+                     *       "dueDate": {
+                     *         "$gte": "2026-12-01T00:00:00Z"
+                     *       }
+                     *     }
+                     */
+                    filter?: {
+                        [key: string]: unknown;
+                    } | null;
+                    /**
+                     * @description Up to 10 headers sent with every delivery: names are HTTP tokens other than content-type, content-length, host, user-agent, webhook-* and x-service-*; values printable ASCII, at most 1024 bytes, encrypted at rest and shown masked. null: none
+                     * @example {
+                     *       "Authorization": "Bearer gw_live_7f3a9c2e51d8",
+                     *       "X-Route": "tasks"
+                     *     }
+                     */
+                    headers?: {
+                        [key: string]: string;
+                    } | null;
                 };
             };
         };
@@ -5293,6 +5374,39 @@ export interface operations {
                     maxConcurrency?: number;
                     /** @description Attempts per second across all workers, 1-10000; null for no limit */
                     rateLimit?: number | null;
+                    /**
+                     * @description Only events of these projects (task, comment and file events by their project, project events by the project itself); never member events. null: every event
+                     * @example [
+                     *       "prj_01JD7W4Q9X2M3N4P5R6S7T8V9W"
+                     *     ]
+                     */
+                    projectIds?: string[] | null;
+                    /**
+                     * @description Clauses over the event's `data`, keyed by dotted path, all of which must match: a value (equality), or an object of operators `$in`, `$ne`, `$exists`, `$gte`, `$lte` (numbers and RFC 3339 timestamps). At most 4096 bytes. null: no filter. See the webhooks guide.
+                     * @example {
+                     *       "priority": {
+                     *         "$in": [
+                     *           "high"
+                     *         ]
+                     *       },
+                     *       "dueDate": {
+                     *         "$gte": "2026-12-01T00:00:00Z"
+                     *       }
+                     *     }
+                     */
+                    filter?: {
+                        [key: string]: unknown;
+                    } | null;
+                    /**
+                     * @description Up to 10 headers sent with every delivery: names are HTTP tokens other than content-type, content-length, host, user-agent, webhook-* and x-service-*; values printable ASCII, at most 1024 bytes, encrypted at rest and shown masked. null: none
+                     * @example {
+                     *       "Authorization": "Bearer gw_live_7f3a9c2e51d8",
+                     *       "X-Route": "tasks"
+                     *     }
+                     */
+                    headers?: {
+                        [key: string]: string;
+                    } | null;
                     /** @enum {string} */
                     status?: "active" | "disabled";
                 };

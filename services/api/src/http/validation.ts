@@ -73,7 +73,7 @@ function daysInMonth(year: number, month: number): number {
  * instant within the years 0001-9999 in UTC too (Postgres, Prisma and ISO 8601 output agree
  * there); the instant, or null when the text is anything else.
  */
-function parseTimestamp(text: string): Date | null {
+export function parseTimestamp(text: string): Date | null {
   const match = RFC3339.exec(text);
   if (!match) return null;
   const [year, month, day, hour, minute, second] = match.slice(1, 7).map(Number) as [number, number, number, number, number, number];

@@ -1,4 +1,4 @@
-import { newId, recordAttempts, webhookSecretContext, type AttemptRecord, type ClaimedDelivery } from '@worktrack/db';
+import { newId, recordAttempts, webhookHeadersContext, webhookSecretContext, type AttemptRecord, type ClaimedDelivery } from '@worktrack/db';
 import { buildDeliveryHeaders, type DeliveryResult } from '@worktrack/webhooks';
 import type { DeliveryPolicy, WorkerDeps } from '../deps';
 import { GroupCommit } from '../group-commit';
@@ -39,14 +39,22 @@ export function deliveryHandler(deps: WorkerDeps, policy: DeliveryPolicy): MakeA
     const rotationActive = delivery.previousSecretExpiresAt !== null && delivery.previousSecretExpiresAt > attemptedAt;
     // Secrets are sealed at rest (docs/decisions.md#http-behaviour-and-secrets-at-rest): opened here, for this signature only.
     const open = (sealed: string) => deps.secrets.open(sealed, webhookSecretContext(delivery.webhookId));
-    const headers = buildDeliveryHeaders({
-      secret: open(delivery.secret),
-      previousSecret: rotationActive && delivery.previousSecret ? open(delivery.previousSecret) : null,
-      deliveryId: delivery.id,
-      eventType: delivery.eventType,
-      body: delivery.body,
-      now: attemptedAt,
-    });
+    // The subscription's own headers (docs/decisions.md#subscriber-controls), sealed like the secret; none is a name the service sets.
+    const own =
+      delivery.headersSealed === null
+        ? {}
+        : (JSON.parse(deps.secrets.open(delivery.headersSealed, webhookHeadersContext(delivery.webhookId))) as Record<string, string>);
+    const headers = {
+      ...own,
+      ...buildDeliveryHeaders({
+        secret: open(delivery.secret),
+        previousSecret: rotationActive && delivery.previousSecret ? open(delivery.previousSecret) : null,
+        deliveryId: delivery.id,
+        eventType: delivery.eventType,
+        body: delivery.body,
+        now: attemptedAt,
+      }),
+    };
     const result = await deliverer.deliver({ url: delivery.url, body: delivery.body, headers });
 
     const backOffMs = retryAfterMs(result, new Date());

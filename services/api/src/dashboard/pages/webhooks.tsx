@@ -12,6 +12,7 @@ import { updateWebhook } from '../../modules/webhooks/update-webhook';
 import type { WebhookRecord } from '../../modules/webhooks/webhook-record';
 import { generateSecret, MAX_CONCURRENCY } from '../../modules/webhooks/webhook-rules';
 import { callerOf } from '../context';
+import { controlsOf, controlValuesOf } from '../subscriber-controls-form';
 import { formOf, list, numeric, optional, orNull, queryOf, text, utcTimestamp, type Form } from '../form';
 import { redirectWithFlash } from '../flash';
 import { redirectDone } from '../notices';
@@ -58,13 +59,14 @@ const dayAgo = () => new Date(Date.now() - 24 * 3600 * 1000).toISOString().slice
 /** Webhook secrets are not shown once only: an admin can reveal the current one on its page (docs/decisions.md#http-behaviour-and-secrets-at-rest). */
 const REVEALABLE = "Copy it now. An admin can reveal the current secret again on the subscription's page.";
 
-const webhookBody = (form: Form) => ({
+const webhookBody = (form: Form, editing: boolean) => ({
   url: text(form, 'url'),
   events: list(form, 'events'),
   description: orNull(text(form, 'description')),
   // Emptied: the default on create, unchanged on edit; an emptied rate limit is none.
   maxConcurrency: numeric(optional(text(form, 'maxConcurrency'))),
   rateLimit: numeric(orNull(text(form, 'rateLimit'))),
+  ...controlsOf(form, editing),
 });
 
 /** A subscription's fields as its edit form shows them. */
@@ -74,6 +76,7 @@ const formValuesOf = (webhook: WebhookRecord): Form => ({
   events: webhook.events,
   maxConcurrency: String(webhook.maxConcurrency),
   rateLimit: webhook.rateLimit === null ? '' : String(webhook.rateLimit),
+  ...controlValuesOf(webhook),
 });
 
 function CreateWebhookForm({ values, problem }: { values: Form; problem?: Problem | undefined }) {
@@ -227,7 +230,7 @@ export function webhookPages(router: Router, { deps, assets }: DashboardApp): vo
   router.post('/webhooks', async (req, res) => {
     const values = formOf(req);
     try {
-      const created = await callOperation(createWebhook, callerOf(req, res, deps), { body: webhookBody(values) });
+      const created = await callOperation(createWebhook, callerOf(req, res, deps), { body: webhookBody(values, false) });
       const path = `${PATH}/${created.id}?done=webhook-created`;
       if (created.secret)
         await redirectWithFlash(req, res, deps, path, {
@@ -258,7 +261,7 @@ export function webhookPages(router: Router, { deps, assets }: DashboardApp): vo
   router.post(
     '/webhooks/:webhookId',
     onWebhookForm('edit', async (req, res, values) => {
-      await callOperation(updateWebhook, callerOf(req, res, deps), { params: req.params, body: webhookBody(values) });
+      await callOperation(updateWebhook, callerOf(req, res, deps), { params: req.params, body: webhookBody(values, true) });
       redirectDone(res, `${PATH}/${req.params.webhookId}`, 'webhook-updated');
     }),
   );

@@ -50,6 +50,34 @@ export function WebhookSummary({ webhook }: { webhook: WebhookRecord }) {
       )}
       <dt>Events</dt>
       <dd>{webhook.events.join(', ')}</dd>
+      {webhook.projectIds && (
+        <>
+          <dt>Projects</dt>
+          <dd>{webhook.projectIds.join(', ')}</dd>
+        </>
+      )}
+      {webhook.filter && (
+        <>
+          <dt>Filter</dt>
+          <dd>
+            <code>{JSON.stringify(webhook.filter)}</code>
+          </dd>
+        </>
+      )}
+      {webhook.headers && (
+        <>
+          <dt>Custom headers</dt>
+          <dd>
+            {Object.entries(webhook.headers).map(([name, masked]) => (
+              <div key={name}>
+                <code>
+                  {name}: {masked}
+                </code>
+              </div>
+            ))}
+          </dd>
+        </>
+      )}
       <dt>Limits</dt>
       <dd>
         {webhook.maxConcurrency} {webhook.maxConcurrency === 1 ? 'request' : 'requests'} at once,{' '}
@@ -200,7 +228,7 @@ export function EditWebhookForm({ webhook, values, problem }: { webhook: Webhook
     <PostForm action={pathOf(webhook)} label="Edit the subscription">
       <h2>Edit</h2>
       <ProblemSummary problem={problemFor('edit', problem)} />
-      <WebhookFields values={values} problem={problemFor('edit', problem)} />
+      <WebhookFields values={values} problem={problemFor('edit', problem)} headerNames={Object.keys(webhook.headers ?? {})} />
       <button type="submit">Save</button>
     </PostForm>
   );

@@ -21,11 +21,11 @@ export const createComment = defineRoute({
   response: commentRecordSchema,
   handler: ({ params, body, tenant, deps }) =>
     deps.data(tenant).commitWithEvents(async (tx) => {
-      await taskResource.load(tx, params.taskId);
+      const task = await taskResource.load(tx, params.taskId);
       const mentions = body.mentions ?? [];
       await assertMembers(tx, mentions, 'mentions');
       const comment = await tx.comments.create({ taskId: params.taskId, authorId: tenant.userId, content: body.content, mentions });
       const record = toCommentRecord(comment);
-      return { result: record, events: [events.commentCreated(record)] };
+      return { result: record, events: [events.commentCreated(record, task.projectId)] };
     }),
 });

@@ -19,10 +19,10 @@ export const deleteComment = defineRoute({
   response: null,
   handler: ({ params, tenant, deps, lock }) =>
     deps.data(tenant).commitWithEvents(async (tx) => {
-      await taskResource.load(tx, params.taskId);
+      const task = await taskResource.load(tx, params.taskId);
       const comment = await lock(tx);
       assertMayChange(tenant, comment);
       await tx.comments.remove(comment.id);
-      return { result: undefined, events: [events.commentDeleted(toCommentRecord(comment))] };
+      return { result: undefined, events: [events.commentDeleted(toCommentRecord(comment), task.projectId)] };
     }),
 });

@@ -22,7 +22,7 @@ export const updateComment = defineRoute({
   response: commentRecordSchema,
   handler: ({ params, body, tenant, deps, lock }) =>
     deps.data(tenant).commitWithEvents(async (tx) => {
-      await taskResource.load(tx, params.taskId);
+      const task = await taskResource.load(tx, params.taskId);
       const existing = await lock(tx);
       assertMayChange(tenant, existing);
       if (body.mentions) await assertMembers(tx, body.mentions, 'mentions');
@@ -30,6 +30,6 @@ export const updateComment = defineRoute({
       const changed = previousAttributes(before, toCommentRecord({ ...existing, ...body }));
       if (Object.keys(changed).length === 0) return { result: before, events: [] };
       const after = toCommentRecord(await tx.comments.update(existing.id, body));
-      return { result: after, events: [events.commentUpdated(after, changed)] };
+      return { result: after, events: [events.commentUpdated(after, changed, task.projectId)] };
     }),
 });

@@ -24,8 +24,7 @@ export async function recoverDeliveries(data: TenantData, tenant: Tenant, { webh
     if (webhook.status !== 'active') throw conflict('The subscription is disabled; re-enable it before recovering', 'webhookId');
 
     const resent = await tx.deliveries.retryFailed(webhook.id, since, until, RECOVERY_LIMIT);
-    const types = webhook.events.includes('*') ? null : webhook.events;
-    const missed = await tx.deliveries.missedEvents(webhook.id, types, since, until, RECOVERY_LIMIT - resent.length);
+    const missed = await tx.deliveries.missedEvents(webhook.id, since, until, RECOVERY_LIMIT - resent.length);
     const created = await tx.deliveries.insert(
       webhook.id,
       missed.map((event) => {

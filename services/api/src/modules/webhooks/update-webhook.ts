@@ -1,5 +1,6 @@
 import { UnreadableSecretError, webhookSecretContext, type SecretBox } from '@worktrack/db';
 import { defineRoute } from '../../http/route';
+import { assertTenantProjects, controlColumns, storeCompiledFilter } from './subscriber-controls';
 import { toWebhookRecord, webhookRecordSchema, webhookResource } from './webhook-record';
 import { assertDeliverableUrl } from './webhook-rules';
 import { updateWebhookBody, webhookParams } from './webhook-schemas';
@@ -17,7 +18,7 @@ function readableSecret(secrets: SecretBox, stored: string, context: string): st
 }
 
 /**
- * Changes url, events, description, maxConcurrency, rateLimit; rotates the secret (the old one
+ * Changes url, events, description, maxConcurrency, rateLimit, projectIds, filter, headers; rotates the secret (the old one
  * keeps signing `webhook-signature` for 24 h); `status: "active"` re-enables a disabled
  * subscription, lifts a receiver's pause and resumes its pending deliveries at once.
  */
@@ -27,7 +28,7 @@ export const updateWebhook = defineRoute({
   path: '/webhooks/:webhookId',
   summary: 'Update a webhook subscription',
   description:
-    'Changes `url`, `events`, `description`, `maxConcurrency` and `rateLimit` (null removes the limit; a new rate applies at once). A new `secret` rotates it: the old one keeps signing `webhook-signature` for 24 hours. `status: "active"` re-enables a disabled subscription, lifts a pause set by its receiver’s Retry-After and resumes its pending deliveries at once; `status: "disabled"` pauses it.',
+    'Changes `url`, `events`, `description`, `maxConcurrency`, `rateLimit` (null removes the limit; a new rate applies at once), `projectIds`, `filter` and `headers` (each replaced whole; null removes it; they apply to events written from then on). A new `secret` rotates it: the old one keeps signing `webhook-signature` for 24 hours. `status: "active"` re-enables a disabled subscription, lifts a pause set by its receiver’s Retry-After and resumes its pending deliveries at once; `status: "disabled"` pauses it.',
   tag: 'Webhooks',
   permission: 'webhooks:write',
   params: webhookParams,
@@ -39,6 +40,7 @@ export const updateWebhook = defineRoute({
     if (body.url !== undefined) await assertDeliverableUrl(body.url, deps.config.webhookAllowedHosts);
     const webhook = await deps.data(tenant).transaction(async (tx) => {
       const existing = await lock(tx);
+      if (body.projectIds) await assertTenantProjects(tx, body.projectIds);
       const reenabling = body.status === 'active' && existing.status === 'disabled';
       const disabling = body.status === 'disabled' && existing.status === 'active';
       const context = webhookSecretContext(existing.id);
@@ -51,6 +53,7 @@ export const updateWebhook = defineRoute({
         events: body.events,
         description: body.description,
         maxConcurrency: body.maxConcurrency,
+        ...controlColumns(existing.id, body, deps.secrets),
         ...(rerating && { rateLimit: body.rateLimit, rateTokens: null, rateTokensAt: null }),
         ...(rotating && {
           // Both sealed afresh (docs/decisions.md#http-behaviour-and-secrets-at-rest): the old one may date from before sealing.
@@ -61,6 +64,7 @@ export const updateWebhook = defineRoute({
         ...(reenabling && { status: 'active', disabledReason: null, disabledAt: null, pausedUntil: null }),
         ...(disabling && { status: 'disabled', disabledReason: 'manual', disabledAt: new Date() }),
       });
+      await storeCompiledFilter(tx, webhook.id, body.filter);
       if (!reenabling) return webhook;
       // Due at once, for the workers' claims to find; a delivery still leased (a test send in flight)
       // is left to its worker, and one whose lease lapsed is claimed again as it is.

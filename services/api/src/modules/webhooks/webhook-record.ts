@@ -1,7 +1,7 @@
 import Joi from 'joi';
 import { DeliveryStatus, WebhookStatus, type Delivery, type DeliveryAttempt, type TenantTx, type Webhook } from '@worktrack/db';
 import { EVENT_TYPES } from '@worktrack/events';
-import { RECORDED_RESPONSE_HEADERS } from '@worktrack/webhooks';
+import { HTTP_TOKEN, RECORDED_RESPONSE_HEADERS } from '@worktrack/webhooks';
 import { notFound } from '../../http/errors';
 import { out } from '../../http/record-fields';
 import { defineResource } from '../../http/route';
@@ -20,6 +20,10 @@ export interface WebhookRecord {
   maxConcurrency: number;
   rateLimit: number | null;
   pausedUntil: string | null;
+  projectIds: string[] | null;
+  filter: Record<string, unknown> | null;
+  /** Names and masked values: the values are never shown. */
+  headers: Record<string, string> | null;
   createdAt: string;
   updatedAt: string;
 }
@@ -80,6 +84,9 @@ export function toWebhookRecord(webhook: Webhook): WebhookRecord {
     maxConcurrency: webhook.maxConcurrency,
     rateLimit: webhook.rateLimit,
     pausedUntil: pauseOf(webhook),
+    projectIds: webhook.projectIds.length > 0 ? webhook.projectIds : null,
+    filter: webhook.filter as Record<string, unknown> | null,
+    headers: webhook.headers as Record<string, string> | null,
     createdAt: webhook.createdAt.toISOString(),
     updatedAt: webhook.updatedAt.toISOString(),
   };
@@ -156,6 +163,23 @@ const webhookFields = {
     .description(
       'Set when the receiver answered 429 or 503 with Retry-After: no attempts are made until then (at most an hour ahead), and the waiting ones do not count as failures. Null when not paused. Read-only.',
     ),
+  projectIds: Joi.array()
+    .items(out.id('prj'))
+    .allow(null)
+    .required()
+    .description('It receives only events of these projects, and no member events; null: every event'),
+  filter: Joi.object()
+    .unknown(true)
+    .allow(null)
+    .required()
+    .description('It receives only events whose `data` matches, as written; null: no filter')
+    .example({ priority: { $in: ['high'] } }),
+  headers: Joi.object()
+    .pattern(HTTP_TOKEN, Joi.string().pattern(/^\*{4}/))
+    .allow(null)
+    .required()
+    .description('Sent with every delivery; the values masked (`****` and, for values of 12 characters or more, the last 4)')
+    .example({ Authorization: '****9c2e' }),
   createdAt: out.timestamp(),
   updatedAt: out.timestamp(),
 };

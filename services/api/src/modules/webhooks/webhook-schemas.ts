@@ -1,9 +1,10 @@
 import Joi from 'joi';
 import { DeliveryStatus } from '@worktrack/db';
 import { EVENT_TYPES } from '@worktrack/events';
-import { standardSecretKey } from '@worktrack/webhooks';
+import { checkCustomHeaders, MAX_CUSTOM_HEADER_VALUE_BYTES, MAX_CUSTOM_HEADERS, standardSecretKey } from '@worktrack/webhooks';
 import { creationOrder } from '../../http/list-order';
 import { pageQuery, type PageParams } from '../../http/pagination';
+import { compileFilter, MAX_FILTER_BYTES } from './subscription-filter';
 import { MAX_CONCURRENCY, RATE_LIMIT } from './webhook-rules';
 import type { DeliveryRecord, WebhookRecord } from './webhook-record';
 import { fields } from '../../http/validation';
@@ -45,6 +46,47 @@ const rateLimit = Joi.number()
   .allow(null)
   .description(`Attempts per second across all workers, ${RATE_LIMIT.min}-${RATE_LIMIT.max}; null for no limit`);
 
+// docs/decisions.md#subscriber-controls: whatever is wrong inside them, the error names the field.
+const namingTheField = (errors: Joi.ErrorReport[]) => errors.map((error) => Object.assign(error, { path: error.path.slice(0, 1) }));
+const projectIds = Joi.array()
+  .items(Joi.string().min(1).max(100))
+  .min(1)
+  .max(100)
+  .unique()
+  .allow(null)
+  .error(namingTheField)
+  .description(
+    'Only events of these projects (task, comment and file events by their project, project events by the project itself); never member events. null: every event',
+  )
+  .example(['prj_01JD7W4Q9X2M3N4P5R6S7T8V9W']);
+const filter = Joi.object()
+  .unknown(true)
+  .allow(null)
+  .custom((value: Record<string, unknown>, helpers) => {
+    const check = compileFilter(value);
+    return check.ok ? value : helpers.error('filter.invalid', { reason: check.message });
+  })
+  .messages({ 'filter.invalid': '{{#reason}}' })
+  .description(
+    `Clauses over the event's \`data\`, keyed by dotted path, all of which must match: a value (equality), or an object of operators \`$in\`, \`$ne\`, \`$exists\`, \`$gte\`, \`$lte\` (numbers and RFC 3339 timestamps). At most ${MAX_FILTER_BYTES} bytes. null: no filter. See the webhooks guide.`,
+  )
+  .example({ priority: { $in: ['high'] }, dueDate: { $gte: '2026-12-01T00:00:00Z' } });
+const headers = Joi.object()
+  // Any name here, so that checkCustomHeaders says what is wrong with one.
+  .pattern(/^/, Joi.string().max(MAX_CUSTOM_HEADER_VALUE_BYTES))
+  .max(MAX_CUSTOM_HEADERS)
+  .allow(null)
+  .custom((value: Record<string, string>, helpers) => {
+    const check = checkCustomHeaders(value);
+    return check.ok ? value : helpers.error('headers.invalid', { reason: check.message });
+  })
+  .messages({ 'headers.invalid': '{{#reason}}' })
+  .error(namingTheField)
+  .description(
+    `Up to ${MAX_CUSTOM_HEADERS} headers sent with every delivery: names are HTTP tokens other than content-type, content-length, host, user-agent, webhook-* and x-service-*; values printable ASCII, at most ${MAX_CUSTOM_HEADER_VALUE_BYTES} bytes, encrypted at rest and shown masked. null: none`,
+  )
+  .example({ Authorization: 'Bearer gw_live_7f3a9c2e51d8', 'X-Route': 'tasks' });
+
 export interface WebhookInput {
   url: string;
   events: string[];
@@ -52,6 +94,9 @@ export interface WebhookInput {
   secret?: string;
   maxConcurrency?: number;
   rateLimit?: number | null;
+  projectIds?: string[] | null;
+  filter?: Record<string, unknown> | null;
+  headers?: Record<string, string> | null;
 }
 
 export interface WebhookPatch extends Partial<WebhookInput> {
@@ -71,6 +116,9 @@ export const createWebhookBody = Joi.object<WebhookInput, true>({
   secret,
   maxConcurrency: maxConcurrency.default(MAX_CONCURRENCY.default),
   rateLimit: rateLimit.default(null),
+  projectIds: projectIds.default(null),
+  filter: filter.default(null),
+  headers: headers.default(null),
 });
 export const updateWebhookBody = Joi.object<WebhookPatch, true>({
   url,
@@ -79,6 +127,9 @@ export const updateWebhookBody = Joi.object<WebhookPatch, true>({
   secret,
   maxConcurrency,
   rateLimit,
+  projectIds,
+  filter,
+  headers,
   status: Joi.string().valid('active', 'disabled'),
 });
 

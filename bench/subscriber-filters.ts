@@ -1,0 +1,66 @@
+// Subscriber controls (docs/decisions.md#subscriber-controls): saturated deliveries of one organization's
+// two subscriptions without filters, then with a project scope and a three-clause filter that every
+// event passes (so both runs make the same deliveries), alternating twice in one run. What differs is
+// the one subscription-match function evaluating the compiled filter in the outbox trigger and the
+// fan-out's read; the ratio is its cost.
+import { request } from 'undici';
+import { createRedisConnection, JobScheduler, queueLayout } from '../packages/queue/src';
+import { outboxEvents, post, type NoisyNeighbourBench } from './noisy-neighbour';
+import { startReceiver } from './receiver';
+import { printTable, type Measured } from './table';
+
+const SUBSCRIPTIONS = 2;
+// Every clause holds for the benchmark's task (taskRecord): high priority, a dueDate field (null), status todo.
+const FILTER = { priority: { $in: ['high', 'medium'] }, dueDate: { $exists: true }, status: { $ne: 'done' } };
+
+export async function benchSubscriberFilters(bench: Omit<NoisyNeighbourBench, 'seconds'>): Promise<void> {
+  const receiver = await startReceiver();
+  const producer = createRedisConnection(bench.queues.redis, 'worker', 'bench-filters-producer');
+  const jobs = new JobScheduler(producer, queueLayout(bench.queues), (err) => console.error(err));
+  const org = await bench.organization('Filtered');
+  try {
+    const project = await post(bench.base, org, '/v1/projects', { name: 'Filtered' });
+    const webhooks: { id: string }[] = [];
+    for (let i = 0; i < SUBSCRIPTIONS; i++) {
+      webhooks.push(await post(bench.base, org, '/v1/webhooks', { url: receiver.url, events: ['task.created'], maxConcurrency: 100 }));
+    }
+    const control = async (body: object) => {
+      for (const { id } of webhooks) {
+        const res = await request(`${bench.base}/v1/webhooks/${id}`, { method: 'PATCH', headers: org.headers, body: JSON.stringify(body) });
+        if (res.statusCode !== 200) throw new Error(`PATCH /v1/webhooks/${id}: ${res.statusCode} ${await res.body.text()}`);
+        await res.body.dump();
+      }
+    };
+    const saturated = async (label: string): Promise<Measured> => {
+      const eventIds = await outboxEvents(bench.pg, org, project.id, bench.events);
+      const count = bench.events * SUBSCRIPTIONS;
+      await receiver.take();
+      const window = await bench.cpu([bench.workerPid]);
+      const started = Date.now();
+      await jobs.publishEvents(eventIds.map((id) => ({ id, organizationId: org.id })));
+      await receiver.waitFor(count);
+      const seconds = (Math.max(...(await receiver.take()).map((a) => a.at)) - started) / 1000;
+      return { label, count, seconds, cpu: await window.stop() };
+    };
+    for (const round of [1, 2]) {
+      await control({ projectIds: null, filter: null });
+      const plain = await saturated('no projects, no filter');
+      await control({ projectIds: [project.id], filter: FILTER });
+      const filtered = await saturated('project-scoped, 3-clause filter');
+      printTable(
+        `Saturated deliveries with and without subscriber controls, round ${round} (${bench.events.toLocaleString('en-US')} events x ${SUBSCRIPTIONS} subscriptions)`,
+        'delivery',
+        filtered,
+        plain,
+        [
+          `The same worker, the same run; every event passes the filter ${JSON.stringify(FILTER)}, so both make the same deliveries. CPU: the worker and its Postgres backends (the outbox insert's trigger runs in the bench's own connection, not counted).`,
+        ],
+        'filtered / plain',
+      );
+    }
+  } finally {
+    await jobs.close();
+    producer.disconnect();
+    await receiver.close();
+  }
+}
