@@ -79,6 +79,8 @@ export interface MailSettings {
   smtpUrl: string | null;
   from: string;
   directory: string;
+  /** With no SMTP_URL, whether the links of a mail are logged: outside production only, as they sign people in. */
+  logLinks: boolean;
 }
 
 export interface CommonSettings extends RedisSettings {
@@ -114,7 +116,7 @@ export function commonSettings(e: Record<string, any>): CommonSettings {
     logFormat: e.LOG_FORMAT,
     webhookAllowedHosts: splitList(e.WEBHOOK_ALLOWED_HOSTS),
     publicBaseUrl: e.PUBLIC_BASE_URL.replace(/\/+$/, ''),
-    mail: { smtpUrl: e.SMTP_URL ?? null, from: e.MAIL_FROM, directory: e.MAIL_DIR },
+    mail: { smtpUrl: e.SMTP_URL ?? null, from: e.MAIL_FROM, directory: e.MAIL_DIR, logLinks: e.NODE_ENV !== 'production' },
     ...secretsKeys(e),
   };
 }

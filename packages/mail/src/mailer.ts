@@ -13,8 +13,8 @@ export interface Mailer {
 
 /**
  * Mail over SMTP (`SMTP_URL`) through nodemailer, or with no SMTP_URL each mail written to
- * `MAIL_DIR` as one `.eml` file and its links logged, so that a local start works with no mail
- * server (docs/decisions.md#email-and-invitations).
+ * `MAIL_DIR` as one `.eml` file and (outside production) its links logged, so that a local start
+ * works with no mail server (docs/decisions.md#email-and-invitations).
  */
 export function createMailer(settings: MailSettings, logger: Logger): Mailer {
   if (settings.smtpUrl) {
@@ -33,7 +33,7 @@ export function createMailer(settings: MailSettings, logger: Logger): Mailer {
       await mkdir(settings.directory, { recursive: true });
       const file = path.join(settings.directory, `${new Date().toISOString().replace(/[:.]/g, '-')}-${randomBytes(4).toString('hex')}.eml`);
       await writeFile(file, message as Buffer);
-      logger.info({ to: mail.to, subject: mail.subject, links: mail.links, file }, 'mail written to MAIL_DIR (no SMTP_URL)');
+      logger.info({ to: mail.to, subject: mail.subject, ...(settings.logLinks && { links: mail.links }), file }, 'mail written to MAIL_DIR (no SMTP_URL)');
     },
     close: () => transport.close(),
   };

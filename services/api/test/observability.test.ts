@@ -62,7 +62,13 @@ describe('access log', () => {
     await request(h.app).post('/v1/invitations/accept').send({ token: invited.body.token, name: 'Logged' });
     await request(h.app).get('/v1/tasks').set('Authorization', `Bearer ${org.testKey}`).set('Cookie', 'session=cookie-value');
     await waitFor(async () => (log.lines().length >= 4 ? true : undefined));
-    for (const value of [org.liveKey, org.testKey, secret, invited.body.token, 'idem-secret-1', 'cookie-value']) expect(log.text()).not.toContain(value);
+    // Outside production with no SMTP_URL, a mail's links are logged on purpose, the log being where a
+    // developer reads them (docs/decisions.md#email-and-invitations); every other line is held to it.
+    const lines = log
+      .text()
+      .split('\n')
+      .filter((line) => !line.includes('mail written to MAIL_DIR'));
+    for (const value of [org.liveKey, org.testKey, secret, invited.body.token, 'idem-secret-1', 'cookie-value']) expect(lines.join('\n')).not.toContain(value);
   });
 });
 

@@ -214,9 +214,13 @@ describe('the dashboard', () => {
       .post(`/dashboard/webhooks/${id}/secret/reveal`)
       .type('form')
       .send({ _csrf: csrfOf(page.text) });
-    expect(revealed.status).toBe(200);
-    expect(revealed.headers['cache-control']).toBe('no-store');
-    expect(revealed.text).toContain('<code id="current-secret">secret_for_the_dashboard</code>');
+    // Post/redirect/get: the secret is on the page the POST redirects to, once.
+    expect(revealed.status).toBe(303);
+    expect(revealed.text).not.toContain('secret_for_the_dashboard');
+    const shown = await admin.get(revealed.headers.location!);
+    expect(shown.headers['cache-control']).toBe('no-store');
+    expect(shown.text).toContain('<code id="shown-once">secret_for_the_dashboard</code>');
+    expect((await admin.get(revealed.headers.location!)).text).not.toContain('secret_for_the_dashboard');
   });
 
   it('shows a guest no reveal form and refuses it the secret', async () => {
