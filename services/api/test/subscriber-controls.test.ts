@@ -294,7 +294,8 @@ describe('the dashboard webhook form', () => {
       .post('/dashboard/webhooks')
       .type('form')
       .send({ ...form, headers: 'Authorization: Bearer dashboard-token-1234\nX-Route: dash', _csrf: csrfOf(list.text) });
-    expect(created.status).toBe(201);
+    // Post/redirect/get: the new subscription's page, its secret shown there once.
+    expect(created.status).toBe(303);
     const row = await h.db.webhook.findFirstOrThrow({ where: { url } });
     const masked = { Authorization: '****1234', 'X-Route': '****' };
     expect(row).toMatchObject({ projectIds: [project], filter: { priority: 'high' }, headers: masked });
