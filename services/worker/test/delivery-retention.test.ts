@@ -33,22 +33,25 @@ const daysAgo = (days: number) => new Date(Date.now() - days * DAY_MS);
 /** An id as one made at `at` would be: ids sort by creation time. */
 const idMadeAt = (kind: IdKind, at: Date) => idBoundaryAt(kind, at) + randomBytes(8).toString('hex').toUpperCase();
 
-/** A delivery created `days` ago with `attempts` attempts, inserted in SQL as the worker would have left it. */
+/**
+ * A delivery created `days` ago with `attempts` attempts, inserted in SQL as the worker would have left it.
+ * One statement: the running worker's sweep must never see the finished delivery without its attempts.
+ */
 async function seedDelivery(webhookId: string, days: number, status: 'succeeded' | 'failed' | 'pending', attempts: number): Promise<string> {
   const createdAt = daysAgo(days);
   const id = idMadeAt('delivery', createdAt);
   // A pending one waits for a retry far ahead, so the running worker leaves it be.
   const nextAttemptAt = status === 'pending' ? new Date(Date.now() + DAY_MS) : null;
+  const attemptIds = Array.from({ length: attempts }, () => idMadeAt('attempt', createdAt));
   await h.pool.query(
-    `INSERT INTO "Delivery" (id, "organizationId", mode, "webhookId", "eventType", body, status, "attemptCount", "nextAttemptAt", "lastAttemptAt", "createdAt", "updatedAt")
-     VALUES ($1, $2, 'live', $3, 'task.created', '{}', $4::"DeliveryStatus", $5, $6, $7, $7, $7)`,
-    [id, org.organization.id, webhookId, status, attempts, nextAttemptAt, createdAt],
+    `WITH delivery AS (
+       INSERT INTO "Delivery" (id, "organizationId", mode, "webhookId", "eventType", body, status, "attemptCount", "nextAttemptAt", "lastAttemptAt", "createdAt", "updatedAt")
+       VALUES ($1, $2, 'live', $3, 'task.created', '{}', $4::"DeliveryStatus", $5, $6, $7, $7, $7)
+       RETURNING id)
+     INSERT INTO "DeliveryAttempt" (id, "deliveryId", "attemptNumber", "attemptedAt", "responseStatus", "responseTimeMs")
+     SELECT attempt.id, delivery.id, attempt.n, $7, 500, 12 FROM delivery, unnest($8::text[]) WITH ORDINALITY AS attempt(id, n)`,
+    [id, org.organization.id, webhookId, status, attempts, nextAttemptAt, createdAt, attemptIds],
   );
-  for (let n = 1; n <= attempts; n++)
-    await h.pool.query(
-      `INSERT INTO "DeliveryAttempt" (id, "deliveryId", "attemptNumber", "attemptedAt", "responseStatus", "responseTimeMs") VALUES ($1, $2, $3, $4, 500, 12)`,
-      [idMadeAt('attempt', createdAt), id, n, createdAt],
-    );
   return id;
 }
 
