@@ -46,8 +46,8 @@ class UnnamedStatementClient extends Client {
  * Prisma on a `pg` pool of `poolSize` connections, and that pool itself: the hot statements run on
  * it directly (a statement through Prisma costs 2-3x the Node CPU), sharing its connections.
  * Nothing here holds session state across transactions (no advisory lock, LISTEN or plain SET; the
- * claim's `SET LOCAL` ends with its transaction), so with `pooler: 'pgbouncer'` dropping the
- * statements' names is all transaction pooling needs.
+ * claim's settings are its function's own), so with `pooler: 'pgbouncer'` dropping the statements'
+ * names is all transaction pooling needs.
  */
 export function createDatabase(databaseUrl: string, { poolSize = 10, pooler = 'none' }: DatabaseOptions = {}): Database {
   const pool = new Pool({
@@ -57,7 +57,7 @@ export function createDatabase(databaseUrl: string, { poolSize = 10, pooler = 'n
     ...(pooler === 'pgbouncer' && { Client: UnnamedStatementClient }),
   });
   // A pooled connection that breaks while idle is replaced on next use; the error must not crash the
-  // process. One that breaks while checked out between two statements (a claim's transaction, as the
+  // process. One that breaks while checked out between two statements (a transaction's, as the
   // server shuts down in a failover) emits its error on the client: the next statement fails with it
   // and the client is released as broken, so there too the event itself is only acknowledged.
   pool.on('error', () => undefined);

@@ -14,6 +14,7 @@ export {
   countDueDeliveries,
   deleteExpiredDeliveries,
   recordAttempts,
+  releaseDeliveries,
   type AttemptRecord,
   type ClaimedDelivery,
 } from './statements/deliveries';

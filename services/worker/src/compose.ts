@@ -11,8 +11,9 @@ import { startHealthServer } from './health-server';
 import { startWorkerRuntime } from './worker-runtime';
 
 /**
- * How long a claim outlives the HTTP deadline: the database round trips around the POST. Until the
- * lease ends no other worker makes the attempt, so it must cover a live worker's whole attempt.
+ * How long a claim outlives the HTTP deadline: the database round trips around the POST, and the wait
+ * of a delivery claimed ahead for a slot (at most half of it). Until the lease ends no other worker
+ * makes the attempt, so it must cover a live worker's whole attempt.
  */
 const CLAIM_MARGIN_MS = 2_000;
 /** How often a worker with free slots claims unprompted; a bound on how late a pause or rate limit is seen to end. */
@@ -66,7 +67,7 @@ export async function startWorker(config: WorkerConfig, logger: Logger): Promise
       connection,
       layout,
       concurrency: config.concurrency,
-      policy: { retryDelaysMs: config.retryDelaysMs, claimMs: config.timeoutMs + CLAIM_MARGIN_MS },
+      policy: { retryDelaysMs: config.retryDelaysMs, claimMs: config.timeoutMs + CLAIM_MARGIN_MS, startWithinMs: CLAIM_MARGIN_MS / 2 },
       claimPollMs: CLAIM_POLL_MS,
       sweepIntervalMs: config.sweepIntervalMs,
       sweepGraceMs: config.sweepGraceMs,

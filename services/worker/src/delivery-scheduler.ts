@@ -1,4 +1,4 @@
-import { claimDueDeliveries, type ClaimedDelivery, type SqlPool } from '@worktrack/db';
+import { claimDueDeliveries, releaseDeliveries, type ClaimedDelivery, type SqlPool } from '@worktrack/db';
 import type { Logger } from '@worktrack/config';
 
 export interface DeliverySchedulerOptions {
@@ -7,6 +7,11 @@ export interface DeliverySchedulerOptions {
   /** How long a claimed delivery stays leased to this worker. */
   claimMs: number;
   /**
+   * How long a claimed delivery may wait for a slot: started later, its lease could lapse before its
+   * attempt ends (and another worker make it too), so it is released instead.
+   */
+  startWithinMs: number;
+  /**
    * How often a worker with free slots claims unprompted: what comes due without a wake (a pause
    * or a rate limit's bucket ending, another worker's attempt ending under a cap, a lapsed lease).
    */
@@ -14,23 +19,33 @@ export interface DeliverySchedulerOptions {
 }
 
 /**
- * A claim fills at least a fifth of the slots: while fewer are free, wakes are gathered for at most
- * this long, so that a saturated worker claims in batches (a claim is a transaction of its own)
- * and an idle one, whose slots are all free, claims at once.
+ * A claim takes at least a fifth of the slots' worth: while less room is free, wakes are gathered for
+ * at most this long, so that a saturated worker claims in batches (a claim is a transaction of its
+ * own) and an idle one, whose slots are all free, claims at once. As much again is claimed ahead, so
+ * that a slot is refilled the moment its attempt ends, not a claim's round trips later.
  */
 const GATHER_MS = 5;
 const BATCH_SHARE = 5;
 
+interface Claimed {
+  delivery: ClaimedDelivery;
+  /** When its claim began: its lease ends `claimMs` after at the earliest. */
+  claimedAt: number;
+}
+
 /**
- * The worker's attempt slots, filled by the fair claim: whenever slots are free and something may be
+ * The worker's attempt slots, filled by the fair claim: whenever room is free and something may be
  * due, it claims that many deliveries from Postgres (which orders organizations and subscriptions in
- * turn under their caps) and makes their attempts. One claim runs at a time per worker; wakes that
- * arrive meanwhile fold into the next.
+ * turn under their caps), starts their attempts in that order as slots free up, and keeps a batch
+ * claimed ahead. One claim runs at a time per worker; wakes that arrive meanwhile fold into the next.
  */
 export class DeliveryScheduler {
   private readonly attempts = new Set<Promise<void>>();
+  /** Claimed and waiting for a slot, in claim order. */
+  private readonly ahead: Claimed[] = [];
   private readonly batch: number;
   private claiming: Promise<void> | undefined;
+  private releasing = new Set<Promise<void>>();
   private wokenWhileClaiming = false;
   private gathering: NodeJS.Timeout | undefined;
   private closed = false;
@@ -43,46 +58,53 @@ export class DeliveryScheduler {
     private readonly options: DeliverySchedulerOptions,
   ) {
     this.batch = Math.max(1, Math.floor(options.concurrency / BATCH_SHARE));
-    this.poll = setInterval(() => this.claim(), options.pollMs);
+    this.poll = setInterval(() => {
+      this.releaseStale();
+      this.claim();
+    }, options.pollMs);
   }
 
-  /** Something may be due: claims now if enough slots are free, or within a few milliseconds if any is. */
+  /** Something may be due: claims now if enough room is free, or within a few milliseconds if any is. */
   wake(): void {
     if (this.closed) return;
     if (this.claiming) {
       this.wokenWhileClaiming = true;
       return;
     }
-    const free = this.free();
-    if (free >= this.batch) this.claim();
-    else if (free > 0) this.gathering ??= setTimeout(() => this.claim(), GATHER_MS);
+    const room = this.room();
+    if (room >= this.batch) this.claim();
+    else if (room > 0) this.gathering ??= setTimeout(() => this.claim(), GATHER_MS);
   }
 
-  /** Claims no more, and resolves once the attempts in flight are recorded. */
+  /** Claims no more, gives back what was claimed ahead, and resolves once the attempts in flight are recorded. */
   async close(): Promise<void> {
     this.closed = true;
     clearInterval(this.poll);
     clearTimeout(this.gathering);
     await this.claiming;
-    await Promise.allSettled([...this.attempts]);
+    this.release(this.ahead.splice(0));
+    await Promise.allSettled([...this.attempts, ...this.releasing]);
   }
 
-  private free(): number {
-    return this.options.concurrency - this.attempts.size;
+  /** Slots free plus the batch claimed ahead, less what waits. */
+  private room(): number {
+    return this.options.concurrency + this.batch - this.attempts.size - this.ahead.length;
   }
 
-  /** One claim for every free slot, unless one is running; then another if it may have left some due. */
+  /** One claim for all the free room, unless one is running; then another if it may have left some due. */
   private claim(): void {
     clearTimeout(this.gathering);
     this.gathering = undefined;
-    const free = this.free();
-    if (this.closed || this.claiming || free <= 0) return;
+    const room = this.room();
+    if (this.closed || this.claiming || room <= 0) return;
     this.wokenWhileClaiming = false;
-    this.claiming = claimDueDeliveries(this.sql, free, this.options.claimMs)
+    const claimedAt = Date.now();
+    this.claiming = claimDueDeliveries(this.sql, room, this.options.claimMs)
       .then(
         (claimed) => {
-          for (const delivery of claimed) this.start(delivery);
-          return claimed.length === free;
+          for (const delivery of claimed) this.ahead.push({ delivery, claimedAt });
+          this.fill();
+          return claimed.length === room;
         },
         (err: unknown) => {
           this.logger.warn({ err }, 'claim failed; claiming again at the next poll');
@@ -95,13 +117,42 @@ export class DeliveryScheduler {
       });
   }
 
+  /** Starts what was claimed, oldest first, while slots are free. */
+  private fill(): void {
+    this.releaseStale();
+    while (!this.closed && this.attempts.size < this.options.concurrency && this.ahead.length > 0) this.start(this.ahead.shift()!.delivery);
+  }
+
   private start(delivery: ClaimedDelivery): void {
     const attempt = this.makeAttempt(delivery)
       .catch((err: unknown) => this.logger.warn({ err, deliveryId: delivery.id }, 'attempt not recorded; it is made again once its lease lapses'))
       .finally(() => {
         this.attempts.delete(attempt);
+        this.fill();
         this.wake();
       });
     this.attempts.add(attempt);
+  }
+
+  /** Gives back what waited too long for a slot (every slot held by slow receivers) to be started safely. */
+  private releaseStale(): void {
+    const oldest = Date.now() - this.options.startWithinMs;
+    let stale = 0;
+    while (stale < this.ahead.length && this.ahead[stale]!.claimedAt < oldest) stale++;
+    this.release(this.ahead.splice(0, stale));
+  }
+
+  private release(claimed: Claimed[]): void {
+    if (claimed.length === 0) return;
+    const releasing = releaseDeliveries(
+      this.sql,
+      claimed.map((c) => c.delivery),
+    )
+      .catch((err: unknown) => this.logger.warn({ err }, 'claimed deliveries not released; they are claimed again once their leases lapse'))
+      .finally(() => {
+        this.releasing.delete(releasing);
+        this.wake();
+      });
+    this.releasing.add(releasing);
   }
 }

@@ -27,4 +27,6 @@ export interface DeliveryPolicy {
   retryDelaysMs: number[];
   /** How long a claimed delivery stays locked to its worker: the HTTP deadline plus a margin. */
   claimMs: number;
+  /** How long a claimed delivery may wait for a slot, so that its attempt and record end within its lease. */
+  startWithinMs: number;
 }

@@ -42,6 +42,7 @@ export function startWorkerRuntime(deps: WorkerDeps, options: WorkerRuntimeOptio
   const scheduler = new DeliveryScheduler(deps.sql, deliveryHandler(deps, options.policy), deps.logger, {
     concurrency: options.concurrency,
     claimMs: options.policy.claimMs,
+    startWithinMs: options.policy.startWithinMs,
     pollMs: options.claimPollMs,
   });
   const dispatchEvent = dispatchHandler(deps, () => scheduler.wake());

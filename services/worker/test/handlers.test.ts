@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { createLogger } from '@worktrack/config';
-import { claimDueDeliveries, newId, webhookSecretContext, type ClaimedDelivery } from '@worktrack/db';
+import { claimDueDeliveries, newId, releaseDeliveries, webhookSecretContext, type ClaimedDelivery } from '@worktrack/db';
 import { createMetricsRegistry } from '@worktrack/metrics';
 import { createRedisConnection, JobScheduler, queueLayout } from '@worktrack/queue';
 import { verifyBodySignature, WebhookDeliverer } from '@worktrack/webhooks';
@@ -22,7 +22,7 @@ let makeAttempt: MakeAttempt;
 let dispatchEvent: DispatchEvent;
 /** The claim's wake, as the dispatcher calls it. */
 const fannedOut = jest.fn<void, []>();
-const policy = { retryDelaysMs: [60_000, 300_000], claimMs: 5_000 };
+const policy = { retryDelaysMs: [60_000, 300_000], claimMs: 5_000, startWithinMs: 1_000 };
 const HOUR_MS = 3_600_000;
 
 beforeAll(() => {
@@ -319,6 +319,21 @@ describe('makeAttempt, after a claim', () => {
     expect(pausedUntil!.getTime()).toBeLessThanOrEqual(after + HOUR_MS);
   });
 
+  it('is given back by a release that names its lease, and by no other', async () => {
+    const { webhookId, delivery } = await claimedDelivery('http://127.0.0.1:9/never');
+    expect(await webhookOf(webhookId)).toMatchObject({ inFlight: 1 });
+
+    // A lease that lapsed and went to another worker is not this release's to end.
+    await releaseDeliveries(deps.sql, [{ id: delivery.id, leasedUntil: new Date(delivery.leasedUntil.getTime() - 1) }]);
+    expect(await deliveryOf(delivery.id)).toMatchObject({ lockedUntil: delivery.leasedUntil });
+    expect(await webhookOf(webhookId)).toMatchObject({ inFlight: 1 });
+
+    await releaseDeliveries(deps.sql, [delivery]);
+    expect(await deliveryOf(delivery.id)).toMatchObject({ status: 'pending', attemptCount: 0, lockedUntil: null });
+    expect(await webhookOf(webhookId)).toMatchObject({ inFlight: 0 });
+    expect((await claimOnly(webhookId)).id).toBe(delivery.id);
+  });
+
   it('is made once when two workers claim at the same time', async () => {
     const receiver = await receiverFor();
     const { webhookId, eventId } = await subscribedEvent(receiver.url);
@@ -377,21 +392,22 @@ describe('DeliveryScheduler', () => {
   }
 
   const scheduler = (options: { concurrency: number; pollMs?: number }) =>
-    new DeliveryScheduler(deps.sql, makeAttempt, deps.logger, { claimMs: policy.claimMs, pollMs: 600_000, ...options });
+    new DeliveryScheduler(deps.sql, makeAttempt, deps.logger, { claimMs: policy.claimMs, startWithinMs: policy.startWithinMs, pollMs: 600_000, ...options });
 
   const succeeded = (webhookId: string, count: number) =>
     waitFor(async () => ((await h.db.delivery.count({ where: { webhookId, status: 'succeeded' } })) === count ? true : undefined));
 
-  it('never makes more than `concurrency` attempts at once, and makes every due one in the end', async () => {
+  it('never makes more than `concurrency` attempts at once, claims a batch ahead, and makes every due one in the end', async () => {
     const { receiver, answers, counts } = await holdingReceiver();
     const { webhookId, eventIds } = await events(receiver.url, 6);
     const running = scheduler({ concurrency: 2 });
     try {
       expect(await dispatchHandler(deps, () => running.wake())({ eventIds })).toBe(6);
       await receiver.waitForCount(2);
-      // Two leased and being made; the other four wait, unleased, however often the claim is woken.
+      // Two being made and one claimed ahead (a fifth of the slots, at least one), all three leased;
+      // the other three wait, unleased, however often the claim is woken.
       running.wake();
-      expect(await h.db.delivery.count({ where: { webhookId, lockedUntil: { gt: new Date() } } })).toBe(2);
+      expect(await h.db.delivery.count({ where: { webhookId, lockedUntil: { gt: new Date() } } })).toBe(3);
       for (let answered = 0; answered < 6; answered++) {
         answers[answered]!();
         if (answered + 3 <= 6) await receiver.waitForCount(answered + 3);
@@ -429,19 +445,55 @@ describe('DeliveryScheduler', () => {
     expect(receiver.received.map((r) => r.json.webhookId)).toEqual([woken.webhookId, polled.webhookId]);
   });
 
-  it('on close, waits for the attempts in flight to be recorded and claims nothing more', async () => {
+  it('gives back a delivery claimed ahead that waited too long for a slot, and makes it once it is claimed again', async () => {
+    const { receiver, answers } = await holdingReceiver();
+    const { webhookId, eventIds } = await events(receiver.url, 2);
+    const started: ClaimedDelivery[] = [];
+    const running = new DeliveryScheduler(
+      deps.sql,
+      (delivery) => {
+        started.push(delivery);
+        return makeAttempt(delivery);
+      },
+      deps.logger,
+      { concurrency: 1, claimMs: policy.claimMs, startWithinMs: 100, pollMs: 20 },
+    );
+    try {
+      await dispatchHandler(deps, () => running.wake())({ eventIds });
+      const [first] = await receiver.waitForCount(1);
+      const ahead = await h.db.delivery.findFirstOrThrow({ where: { webhookId, id: { not: first!.json.deliveryId } } });
+      expect(ahead.lockedUntil).not.toBeNull();
+      // Its slot still held, it is released and claimed again: a lease of its own each time.
+      await waitFor(async () => ((await deliveryOf(ahead.id)).lockedUntil?.getTime() !== ahead.lockedUntil!.getTime() ? true : undefined));
+      expect(receiver.received).toHaveLength(1);
+
+      answers[0]!();
+      await receiver.waitForCount(2);
+      answers[1]!();
+      await succeeded(webhookId, 2);
+      expect(receiver.received.map((r) => r.json.deliveryId)).toEqual([first!.json.deliveryId, ahead.id]);
+      expect(started.find((d) => d.id === ahead.id)!.leasedUntil.getTime()).toBeGreaterThan(ahead.lockedUntil!.getTime());
+      expect(await webhookOf(webhookId)).toMatchObject({ inFlight: 0 });
+    } finally {
+      for (const answer of answers) answer();
+      await running.close();
+    }
+  });
+
+  it('on close, waits for the attempts in flight to be recorded, gives back what it claimed ahead, and claims nothing more', async () => {
     const { receiver, answers } = await holdingReceiver();
     const { webhookId, eventIds } = await events(receiver.url, 2);
     const running = scheduler({ concurrency: 1 });
     try {
       await dispatchHandler(deps, () => running.wake())({ eventIds });
-      await receiver.waitForCount(1);
+      const [made] = await receiver.waitForCount(1);
       let closed = false;
       const closing = running.close().then(() => {
         closed = true;
       });
       // Still waiting for the attempt a database round trip later.
-      const inFlight = await h.db.delivery.findFirstOrThrow({ where: { webhookId, lockedUntil: { gt: new Date() } } });
+      const inFlight = await deliveryOf(made!.json.deliveryId);
+      expect(inFlight.lockedUntil).not.toBeNull();
       expect(closed).toBe(false);
 
       answers[0]!();
@@ -455,6 +507,7 @@ describe('DeliveryScheduler', () => {
       });
       running.wake();
       expect(await h.db.delivery.count({ where: { webhookId, lockedUntil: { not: null } } })).toBe(0);
+      expect(await webhookOf(webhookId)).toMatchObject({ inFlight: 0 });
       expect(receiver.received).toHaveLength(1);
     } finally {
       for (const answer of answers) answer();
