@@ -16,6 +16,7 @@ export {
   recordAttempts,
   releaseDeliveries,
   type AttemptRecord,
+  type Claim,
   type ClaimedDelivery,
 } from './statements/deliveries';
 export { fanOutEvents, undispatchedEvents, type EventToDispatch, type NewDelivery } from './statements/outbox-events';

@@ -32,7 +32,7 @@ const CLAIM_MS = 60_000;
 const ago = (ms: number) => new Date(Date.now() - ms);
 const ahead = (ms: number) => new Date(Date.now() + ms);
 const idsOf = (rows: { id: string }[]) => rows.map((row) => row.id).sort();
-const claim = (limit = 100, pool = database.pool) => claimDueDeliveries(pool, limit, CLAIM_MS);
+const claim = async (limit = 100, pool = database.pool) => (await claimDueDeliveries(pool, limit, CLAIM_MS)).deliveries;
 
 const newOrg = () => createOrg(database.db);
 
@@ -333,6 +333,26 @@ describe('claimDueDeliveries', () => {
     });
   });
 
+  it('says whether deliveries are still due after it: held back by the limit or a cap, or none left', async () => {
+    const org = await newOrg();
+    const capped = await subscription(org, { maxConcurrency: 2 });
+    await backlog(capped, 4);
+    const claimOf = (limit: number) => claimDueDeliveries(database.pool, limit, CLAIM_MS);
+
+    expect(await claimOf(1)).toMatchObject({ deliveries: [expect.objectContaining({ webhookId: capped.id })], moreDue: true });
+    // One more under the cap, then nothing: the cap holds the other two back, and says so.
+    expect(await claimOf(10)).toMatchObject({ deliveries: [expect.objectContaining({ webhookId: capped.id })], moreDue: true });
+    expect(await claimOf(10)).toEqual({ deliveries: [], moreDue: true });
+
+    const open = await subscription(await newOrg());
+    await backlog(open, 2);
+    expect((await claimOf(10)).deliveries.map((d) => d.webhookId)).toEqual([open.id, open.id]);
+    // That organization has nothing left, but the capped subscription's two still wait.
+    expect(await claimOf(10)).toEqual({ deliveries: [], moreDue: true });
+    await database.db.delivery.deleteMany({ where: { webhookId: capped.id } });
+    expect(await claimOf(10)).toEqual({ deliveries: [], moreDue: false });
+  });
+
   it("holds a subscription to its maxConcurrency attempts in flight, the longest due first, until one's record frees a slot or its lease lapses", async () => {
     const org = await newOrg();
     const capped = await subscription(org, { maxConcurrency: 3 });
@@ -514,7 +534,7 @@ describe('claimDueDeliveries', () => {
     try {
       const leased: string[] = [];
       for (let round = 0; round < 20; round++) {
-        const claims = await Promise.all(workers.map((worker) => claimDueDeliveries(worker, 3, CLAIM_MS)));
+        const claims = await Promise.all(workers.map((worker) => claim(3, worker)));
         const claimed = claims.flat();
         leased.push(...claimed.map((d) => d.id));
         const [singleNow, manyNow, shortNow, mixedNow] = [await inFlight([single]), await inFlight(many), await inFlight([short]), await inFlight(mixed)];
@@ -705,7 +725,7 @@ describe('the batch statements', () => {
       // One delivery due, so that the claim runs both its statements.
       const due = await pending(webhook);
       explained.length = 0;
-      expect(idsOf(await claimDueDeliveries(generic, 1, 1))).toEqual([due.id]);
+      expect(idsOf((await claimDueDeliveries(generic, 1, 1)).deliveries)).toEqual([due.id]);
       const claimPlans = explained.filter((plan) => plan.includes('"Delivery"'));
       expect(claimPlans.length).toBeGreaterThanOrEqual(2);
       // The claim finds the subscriptions with pending deliveries by a skip scan of the index made for it.

@@ -2,8 +2,9 @@
 -- the settings, the organizations locked, the deliveries leased, COMMIT) and no worker's slots wait
 -- for a busy event loop between them. Its two statements are those of before: each statement of a
 -- VOLATILE function takes a fresh snapshot, so the second reads the counts as the organizations'
--- last claims left them, once the first holds their locks. Its settings hold while it runs and its
--- plans are kept per connection, as with the statements prepared before.
+-- last claims left them, once the first holds their locks. A third says whether any are still due.
+-- Its settings hold while it runs and its plans are kept per connection, as with the statements
+-- prepared before.
 CREATE FUNCTION "Delivery_claim"("limit" int, "claimMs" int)
   RETURNS TABLE (
     id text, "eventType" text, body text, test boolean, "attemptsBeforeRecovery" int, "attemptCount" int, "webhookId" text,
@@ -134,4 +135,22 @@ BEGIN
     JOIN "Webhook" w ON w.id = c."webhookId"
     LEFT JOIN "OutboxEvent" e ON e.id = c."eventId"
     ORDER BY c.turn;
+
+  -- Whether deliveries of these organizations are still due, held back by a cap, a rate limit or the
+  -- claim's limit: a last row with no delivery says so, and the worker then claims again as each of
+  -- its attempts ends (one may have freed a slot under a cap). Otherwise it waits for a fan-out, a
+  -- delivery job or its poll, rather than claim in vain after every attempt.
+  IF EXISTS (
+    SELECT 1 FROM "Webhook" w CROSS JOIN LATERAL (
+      SELECT 1 FROM "Delivery" d
+      WHERE d.status = 'pending' AND d."webhookId" = w.id AND d."nextAttemptAt" <= now()
+        AND (d."lockedUntil" IS NULL OR d."lockedUntil" < now())
+        AND (d.test OR (w.status = 'active' AND (w."pausedUntil" IS NULL OR w."pausedUntil" <= now())))
+      ORDER BY d."nextAttemptAt"
+      LIMIT 1
+    ) due
+    WHERE w."organizationId" = ANY (organizations)
+  ) THEN
+    RETURN NEXT;
+  END IF;
 END $$;

@@ -21,11 +21,13 @@ export interface DeliverySchedulerOptions {
 /**
  * A claim takes at least a fifth of the slots' worth: while less room is free, wakes are gathered for
  * at most this long, so that a saturated worker claims in batches (a claim is a transaction of its
- * own) and an idle one, whose slots are all free, claims at once. As much again is claimed ahead, so
- * that a slot is refilled the moment its attempt ends, not a claim's round trips later.
+ * own) and an idle one, whose slots are all free, claims at once. Two batches more are claimed ahead,
+ * so that a slot is refilled the moment its attempt ends, not a claim's round trip later (on a busy
+ * worker, whose event loop answers the claim late, one batch ahead ran dry).
  */
 const GATHER_MS = 5;
 const BATCH_SHARE = 5;
+const BATCHES_AHEAD = 2;
 
 interface Claimed {
   delivery: ClaimedDelivery;
@@ -36,8 +38,10 @@ interface Claimed {
 /**
  * The worker's attempt slots, filled by the fair claim: whenever room is free and something may be
  * due, it claims that many deliveries from Postgres (which orders organizations and subscriptions in
- * turn under their caps), starts their attempts in that order as slots free up, and keeps a batch
- * claimed ahead. One claim runs at a time per worker; wakes that arrive meanwhile fold into the next.
+ * turn under their caps), starts their attempts in that order as slots free up, and keeps some
+ * claimed ahead. Something may be due after a fan-out, a delivery job, at each poll, and after an
+ * attempt ends if the last claim left some due. One claim runs at a time per worker; wakes that
+ * arrive meanwhile fold into the next.
  */
 export class DeliveryScheduler {
   private readonly attempts = new Set<Promise<void>>();
@@ -47,6 +51,8 @@ export class DeliveryScheduler {
   private claiming: Promise<void> | undefined;
   private releasing = new Set<Promise<void>>();
   private wokenWhileClaiming = false;
+  /** The last claim left deliveries due (under a cap, say): an attempt ending may let them be claimed. */
+  private moreDue = false;
   private gathering: NodeJS.Timeout | undefined;
   private closed = false;
   private readonly poll: NodeJS.Timeout;
@@ -86,9 +92,9 @@ export class DeliveryScheduler {
     await Promise.allSettled([...this.attempts, ...this.releasing]);
   }
 
-  /** Slots free plus the batch claimed ahead, less what waits. */
+  /** Slots free plus the batches claimed ahead, less what waits. */
   private room(): number {
-    return this.options.concurrency + this.batch - this.attempts.size - this.ahead.length;
+    return this.options.concurrency + BATCHES_AHEAD * this.batch - this.attempts.size - this.ahead.length;
   }
 
   /** One claim for all the free room, unless one is running; then another if it may have left some due. */
@@ -101,10 +107,11 @@ export class DeliveryScheduler {
     const claimedAt = Date.now();
     this.claiming = claimDueDeliveries(this.sql, room, this.options.claimMs)
       .then(
-        (claimed) => {
-          for (const delivery of claimed) this.ahead.push({ delivery, claimedAt });
+        ({ deliveries, moreDue }) => {
+          this.moreDue = moreDue;
+          for (const delivery of deliveries) this.ahead.push({ delivery, claimedAt });
           this.fill();
-          return claimed.length === room;
+          return deliveries.length === room;
         },
         (err: unknown) => {
           this.logger.warn({ err }, 'claim failed; claiming again at the next poll');
@@ -129,7 +136,7 @@ export class DeliveryScheduler {
       .finally(() => {
         this.attempts.delete(attempt);
         this.fill();
-        this.wake();
+        if (this.moreDue) this.wake();
       });
     this.attempts.add(attempt);
   }

@@ -79,9 +79,11 @@ async function subscribedEvent(url: string) {
   return { org, webhookId, eventId: event.id };
 }
 
+const claimOnce = async () => (await claimDueDeliveries(deps.sql, 10, policy.claimMs)).deliveries;
+
 /** Claims what is due, which must be the one delivery of this subscription. */
 async function claimOnly(webhookId: string): Promise<ClaimedDelivery> {
-  const claimed = await claimDueDeliveries(deps.sql, 10, policy.claimMs);
+  const claimed = await claimOnce();
   expect(claimed.map((d) => d.webhookId)).toEqual([webhookId]);
   return claimed[0]!;
 }
@@ -127,7 +129,7 @@ describe('dispatch-event', () => {
       expect(await retryJob(d.id, 1)).toBeUndefined();
     }
     expect(receiver.received).toHaveLength(0);
-    const claimed = await claimDueDeliveries(deps.sql, 10, policy.claimMs);
+    const claimed = await claimOnce();
     expect(claimed.map((d) => d.id).sort()).toEqual(made.map((d) => d.id).sort());
   });
 
@@ -239,7 +241,7 @@ describe('makeAttempt, after a claim', () => {
     // No pause: a 500 says nothing of when to come back.
     expect((await webhookOf(webhookId)).pausedUntil).toBeNull();
 
-    expect(await claimDueDeliveries(deps.sql, 10, policy.claimMs)).toEqual([]);
+    expect(await claimOnce()).toEqual([]);
     await h.db.delivery.update({ where: { id: delivery.id }, data: { nextAttemptAt: new Date() } });
     const retry = await claimOnly(webhookId);
     expect(retry).toMatchObject({ id: delivery.id, attemptCount: 1 });
@@ -279,7 +281,7 @@ describe('makeAttempt, after a claim', () => {
     await as(h.app, org.liveKey).post('/v1/projects', { name: 'Q' }).expect(201);
     const next = await h.db.outboxEvent.findFirstOrThrow({ where: { organizationId: org.organization.id, dispatchedAt: null } });
     expect(await dispatchEvent({ eventIds: [next.id] })).toBe(1);
-    expect(await claimDueDeliveries(deps.sql, 10, policy.claimMs)).toEqual([]);
+    expect(await claimOnce()).toEqual([]);
   });
 
   it('after a 503 with an HTTP-date Retry-After, retries and pauses until that date', async () => {
@@ -339,7 +341,7 @@ describe('makeAttempt, after a claim', () => {
     const { webhookId, eventId } = await subscribedEvent(receiver.url);
     await dispatchEvent({ eventIds: [eventId] });
 
-    const claims = await Promise.all([claimDueDeliveries(deps.sql, 10, policy.claimMs), claimDueDeliveries(deps.sql, 10, policy.claimMs)]);
+    const claims = await Promise.all([claimOnce(), claimOnce()]);
     expect(claims.flat().map((d) => d.webhookId)).toEqual([webhookId]);
     await Promise.all(claims.flat().map(makeAttempt));
 
@@ -404,10 +406,10 @@ describe('DeliveryScheduler', () => {
     try {
       expect(await dispatchHandler(deps, () => running.wake())({ eventIds })).toBe(6);
       await receiver.waitForCount(2);
-      // Two being made and one claimed ahead (a fifth of the slots, at least one), all three leased;
-      // the other three wait, unleased, however often the claim is woken.
+      // Two being made and two claimed ahead (two batches of a fifth of the slots, at least one), all
+      // four leased; the other two wait, unleased, however often the claim is woken.
       running.wake();
-      expect(await h.db.delivery.count({ where: { webhookId, lockedUntil: { gt: new Date() } } })).toBe(3);
+      expect(await h.db.delivery.count({ where: { webhookId, lockedUntil: { gt: new Date() } } })).toBe(4);
       for (let answered = 0; answered < 6; answered++) {
         answers[answered]!();
         if (answered + 3 <= 6) await receiver.waitForCount(answered + 3);

@@ -25,8 +25,16 @@ export interface ClaimedDelivery {
 
 // The claim is one function (`"Delivery_claim"`, prisma/migrations/20261126130000_claim_in_one_round_trip),
 // so that it costs one round trip: its first statement locks the organizations with deliveries due,
-// its second, with a fresh snapshot, leases their deliveries under the caps.
+// its second, with a fresh snapshot, leases their deliveries under the caps, and a last row with no
+// delivery (every column null) says that some are still due.
 const CLAIM = { name: 'deliveries.claim', text: 'SELECT * FROM "Delivery_claim"($1, $2)' };
+
+export interface Claim {
+  /** In the order they were chosen, the turns of the round robin. */
+  deliveries: ClaimedDelivery[];
+  /** Deliveries of the organizations claimed for are still due, held back by a cap, a rate limit or the limit. */
+  moreDue: boolean;
+}
 
 /**
  * Leases to this worker for `claimMs` up to `limit` due deliveries, each for its next attempt, chosen
@@ -34,11 +42,12 @@ const CLAIM = { name: 'deliveries.claim', text: 'SELECT * FROM "Delivery_claim"(
  * attempts in flight per subscription across all workers, its `rateLimit` a second, none while it is
  * paused, and the organization served in turn with the others. A delivery is leased to one worker at
  * a time, so two workers never make the same attempt; a lease that lapses (its worker died) makes the
- * delivery due again. They come in the order they were chosen, the turns of the round robin.
+ * delivery due again.
  */
-export async function claimDueDeliveries(pool: SqlPool, limit: number, claimMs: number): Promise<ClaimedDelivery[]> {
-  const { rows } = await pool.query<ClaimedDelivery>({ ...CLAIM, values: [limit, claimMs] });
-  return rows;
+export async function claimDueDeliveries(pool: SqlPool, limit: number, claimMs: number): Promise<Claim> {
+  const { rows } = await pool.query<ClaimedDelivery | { id: null }>({ ...CLAIM, values: [limit, claimMs] });
+  const moreDue = rows.at(-1)?.id === null;
+  return { deliveries: (moreDue ? rows.slice(0, -1) : rows) as ClaimedDelivery[], moreDue };
 }
 
 // Ends leases that were never used for an attempt (the worker is closing, or a claimed delivery waited
