@@ -48,14 +48,14 @@ export const jobs = {
   dispatchEvent: {
     queue: QUEUE_NAMES.events,
     name: 'dispatch-event',
-    schema: Joi.object<DispatchEventPayload>({ eventIds: Joi.array().items(Joi.string()).min(1).max(MAX_EVENTS_PER_JOB).required() }),
+    schema: Joi.object<DispatchEventPayload, true>({ eventIds: Joi.array().items(Joi.string()).min(1).max(MAX_EVENTS_PER_JOB).required() }),
     options: { ...retention, attempts: 10, backoff: { type: 'exponential', delay: 1_000 } } satisfies JobsOptions,
     jobId: (p: DispatchEventPayload) => p.eventIds[0]!,
   },
   deliverWebhook: {
     queue: QUEUE_NAMES.deliveries,
     name: 'deliver-webhook',
-    schema: Joi.object<DeliverWebhookPayload>({ deliveryId: Joi.string().required(), attempt: Joi.number().integer().min(1).required() }),
+    schema: Joi.object<DeliverWebhookPayload, true>({ deliveryId: Joi.string().required(), attempt: Joi.number().integer().min(1).required() }),
     // Delivery retries follow the contract's schedule (docs/decisions.md#retries-and-disabling), each a delayed job scheduled by the handler.
     options: { ...retention, attempts: 5, backoff: { type: 'exponential', delay: 1_000 } } satisfies JobsOptions,
     jobId: (p: DeliverWebhookPayload) => `${p.deliveryId}-${p.attempt}`,

@@ -22,14 +22,15 @@ export interface TaskInput {
   priority?: Priority;
   assigneeId?: string | null;
   dueDate?: string | null;
-  customFields?: CustomFields | null;
+  customFields?: CustomFields;
 }
 
-export type TaskPatch = Partial<Omit<TaskInput, 'projectId'>>;
+/** A change to a task: null custom fields clear them all. */
+export type TaskPatch = Partial<Omit<TaskInput, 'projectId' | 'customFields'>> & { customFields?: CustomFields | null };
 
-export const taskParams = Joi.object<{ taskId: string }>({ taskId: Joi.string().max(100).required() });
+export const taskParams = Joi.object<{ taskId: string }, true>({ taskId: Joi.string().max(100).required() });
 
-export const createTaskBody = Joi.object<TaskInput>({
+export const createTaskBody = Joi.object<TaskInput, true>({
   title: title.required(),
   projectId: fields.ref().required(),
   description,
@@ -40,7 +41,7 @@ export const createTaskBody = Joi.object<TaskInput>({
   customFields,
 });
 
-export const updateTaskBody = Joi.object<TaskPatch>({
+export const updateTaskBody = Joi.object<TaskPatch, true>({
   title,
   description,
   status,
@@ -53,7 +54,7 @@ export const updateTaskBody = Joi.object<TaskPatch>({
 /** The filters of GET /tasks are the data layer's (`TaskFilter`), with a page's parameters. */
 export interface TaskFilters extends PageParams<TaskSortField>, TaskFilter {}
 
-export const listTasksQuery = Joi.object<TaskFilters>({
+export const listTasksQuery = Joi.object<TaskFilters, true>({
   projectId: fields.ref(),
   status: fields.list(status).description('One or more, comma-separated'),
   priority: fields.list(priority).description('One or more, comma-separated'),

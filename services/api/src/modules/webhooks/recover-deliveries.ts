@@ -7,7 +7,7 @@ import { webhookParams } from './webhook-schemas';
 
 const RECOVERY_WINDOW_MS = 14 * 24 * 3600 * 1000;
 
-const recoverBody = Joi.object<{ since: string; until?: string }>({
+const recoverBody = Joi.object<{ since: string; until?: string }, true>({
   since: fields.timestamp().required().description('At most 14 days back'),
   until: fields.timestamp().description('Default: now'),
 });
