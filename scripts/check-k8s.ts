@@ -43,7 +43,7 @@ export async function schemaProblems(objects: K8sObject[]): Promise<string[]> {
   return problems;
 }
 
-type Schema = typeof apiEnvSchema;
+type Schema = typeof apiEnvSchema | typeof workerEnvSchema;
 const settingsOf = (schema: Schema) => new Set(Object.keys(schema.describe().keys));
 const defaultOf = (schema: Schema, key: string) => String((schema.extract(key).describe().flags as { default?: unknown } | undefined)?.default);
 /** What each container runs, and the settings it reads. */

@@ -25,7 +25,8 @@ const compose = parse(readFileSync(path.join(repoRoot, 'docker-compose.yml'), 'u
 const services = compose.services;
 const dockerfile = readFileSync(path.join(repoRoot, 'infra/Dockerfile'), 'utf8');
 const settings = new Set([apiEnvSchema, workerEnvSchema].flatMap((schema) => Object.keys(schema.describe().keys)));
-const defaultOf = (schema: typeof apiEnvSchema, key: string) => (schema.extract(key).describe().flags as { default?: unknown } | undefined)?.default;
+const defaultOf = (schema: typeof apiEnvSchema | typeof workerEnvSchema, key: string) =>
+  (schema.extract(key).describe().flags as { default?: unknown } | undefined)?.default;
 const seconds = (duration: string) => Number(/^(\d+)s$/.exec(duration)?.[1] ?? NaN);
 
 describe('docker-compose.yml', () => {

@@ -1,4 +1,5 @@
 import Joi from 'joi';
+import { maybeUnset, type EnvOf } from './env-schema';
 
 /** A Redis server address, as the topology settings list them. */
 export interface RedisNode {
@@ -16,15 +17,7 @@ export type RedisTarget =
   | { topology: 'sentinel'; sentinels: RedisNode[]; masterName: string; password?: string }
   | { topology: 'cluster'; nodes: RedisNode[]; password?: string };
 
-export interface RedisSettings {
-  redis: RedisTarget;
-  /** Queues per kind (events, deliveries); events are spread over them by organization. */
-  queueShards: number;
-  /** Prefix of every key and channel, so that deployments can share a Redis. */
-  redisPrefix: string;
-}
-
-const nodeList = Joi.string()
+const nodeList = maybeUnset(Joi.string())
   .empty('')
   .pattern(/^\s*[\w.-]+:\d+\s*(,\s*[\w.-]+:\d+\s*)*$/)
   .messages({ 'string.pattern.base': '{{#label}} must be a comma-separated list of host:port' });
@@ -35,11 +28,11 @@ export const redisEnv = {
     .uri({ scheme: ['redis', 'rediss'] })
     .default('redis://127.0.0.1:6379'),
   REDIS_SENTINELS: nodeList,
-  REDIS_SENTINEL_MASTER: Joi.string().empty('').when('REDIS_SENTINELS', { is: Joi.exist(), then: Joi.required() }),
+  REDIS_SENTINEL_MASTER: maybeUnset(Joi.string()).empty('').when('REDIS_SENTINELS', { is: Joi.exist(), then: Joi.required() }),
   REDIS_CLUSTER_NODES: nodeList
     .when('REDIS_SENTINELS', { is: Joi.exist(), then: Joi.forbidden() })
     .messages({ 'any.unknown': 'set REDIS_SENTINELS or REDIS_CLUSTER_NODES, not both' }),
-  REDIS_PASSWORD: Joi.string().empty(''),
+  REDIS_PASSWORD: maybeUnset(Joi.string()).empty(''),
   REDIS_PREFIX: Joi.string()
     .pattern(/^[\w.-]+$/)
     .default('worktrack'),
@@ -53,12 +46,19 @@ function nodes(list: string): RedisNode[] {
   });
 }
 
-export function redisSettings(e: Record<string, any>): RedisSettings {
-  const password: string | undefined = e.REDIS_PASSWORD;
+export function redisSettings(e: EnvOf<typeof redisEnv>) {
+  const password = e.REDIS_PASSWORD;
+  // The schema requires REDIS_SENTINEL_MASTER with REDIS_SENTINELS.
   const redis: RedisTarget = e.REDIS_SENTINELS
-    ? { topology: 'sentinel', sentinels: nodes(e.REDIS_SENTINELS), masterName: e.REDIS_SENTINEL_MASTER, password }
+    ? { topology: 'sentinel', sentinels: nodes(e.REDIS_SENTINELS), masterName: e.REDIS_SENTINEL_MASTER!, password }
     : e.REDIS_CLUSTER_NODES
       ? { topology: 'cluster', nodes: nodes(e.REDIS_CLUSTER_NODES), password }
       : { topology: 'server', url: e.REDIS_URL, password };
-  return { redis, queueShards: e.QUEUE_SHARDS, redisPrefix: e.REDIS_PREFIX };
+  return {
+    redis,
+    /** Queues per kind (events, deliveries); events are spread over them by organization. */
+    queueShards: e.QUEUE_SHARDS,
+    /** Prefix of every key and channel, so that deployments can share a Redis. */
+    redisPrefix: e.REDIS_PREFIX,
+  };
 }

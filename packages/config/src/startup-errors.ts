@@ -1,4 +1,4 @@
-import { ConfigError } from './env';
+import { ConfigError } from './env-schema';
 
 /**
  * What an operator needs from a failure at start: one line naming the setting to change, not a
