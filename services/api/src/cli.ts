@@ -1,5 +1,5 @@
 import { describeStartupError, loadApiConfig, loadDotEnv, type ApiConfig } from '@worktrack/config';
-import { createDb, type Db } from '@worktrack/db';
+import { createDb, unscopedData, type UnscopedData } from '@worktrack/db';
 import { bootstrap, bootstrapUsage } from './cli/bootstrap';
 import { dashboardLink, dashboardLinkUsage } from './cli/dashboard-link';
 import { keysCreate, keysCreateUsage } from './cli/keys-create';
@@ -7,7 +7,8 @@ import { orgsList, orgsListUsage } from './cli/orgs-list';
 import { secretsReseal, secretsResealUsage } from './cli/secrets-reseal';
 import { UsageError } from './cli/usage-error';
 
-const commands: Record<string, (db: Db, argv: string[], config: ApiConfig) => Promise<void>> = {
+/** Operators' commands: every organization's data at once, through the unscoped handle. */
+const commands: Record<string, (data: UnscopedData, argv: string[], config: ApiConfig) => Promise<void>> = {
   bootstrap,
   'orgs list': orgsList,
   'keys create': keysCreate,
@@ -29,7 +30,7 @@ async function main(): Promise<void> {
   const config = loadApiConfig();
   const db = createDb(config.databaseUrl, { poolSize: 1 });
   try {
-    await commands[name]!(db, argv.slice(name.split(' ').length), config);
+    await commands[name]!(unscopedData({ db }), argv.slice(name.split(' ').length), config);
   } finally {
     await db.$disconnect();
   }

@@ -1,6 +1,8 @@
 import type { Database } from '../client';
 import type { Plan } from '../generated/prisma/enums';
 import { newId } from '../ids';
+import type { SecretBox } from '../secrets';
+import { resealWebhookSecrets } from '../webhook-secrets';
 import type { Conn } from './connection';
 import { disableNotices } from './disable-notices';
 import { dashboardLinks, insertApiKey, signIn, type NewApiKey } from './sign-in';
@@ -21,6 +23,18 @@ function crossTenant(conn: Conn) {
       await conn.membership.create({ data: { organizationId: created.id, userId: user.id, role: 'admin' } });
       return { organization: created, user };
     },
+
+    /** The organization of that name, whatever its case: names are unique to operators' eyes. */
+    organizationNamed: (name: string) => conn.organization.findFirst({ where: { name: { equals: name, mode: 'insensitive' } } }),
+    /** Every organization, oldest first, with its number of members. */
+    organizationsWithMemberCounts: () => conn.organization.findMany({ orderBy: { id: 'asc' }, include: { _count: { select: { memberships: true } } } }),
+    /** The memberships of the user with that email (in one organization, if named), with the organization and the user. */
+    membershipsOf: (email: string, organizationId?: string) =>
+      conn.membership.findMany({
+        where: { user: { email: email.toLowerCase() }, ...(organizationId && { organizationId }) },
+        include: { organization: true, user: true },
+        orderBy: { organizationId: 'asc' },
+      }),
 
     /** Answers once the database does. */
     ping: async () => void (await conn.$queryRaw`SELECT 1`),
@@ -63,8 +77,14 @@ export type UnscopedTx = ReturnType<typeof crossTenant>;
  */
 export interface UnscopedData extends UnscopedTx {
   transaction<T>(work: (tx: UnscopedTx) => Promise<T>): Promise<T>;
+  /** Seals every webhook secret and header set with the current key (`pnpm cli secrets reseal`). */
+  resealWebhookSecrets(box: SecretBox): ReturnType<typeof resealWebhookSecrets>;
 }
 
 export function unscopedData(database: Pick<Database, 'db'>): UnscopedData {
-  return { ...crossTenant(database.db), transaction: (work) => database.db.$transaction((tx) => work(crossTenant(tx))) };
+  return {
+    ...crossTenant(database.db),
+    transaction: (work) => database.db.$transaction((tx) => work(crossTenant(tx))),
+    resealWebhookSecrets: (box) => resealWebhookSecrets(database.db, box),
+  };
 }

@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import Joi from 'joi';
-import { Plan, unscopedData, type Db } from '@worktrack/db';
+import { Plan, type UnscopedData } from '@worktrack/db';
 import { bootstrapOrganization } from '../modules/organizations/bootstrap-organization';
 import { UsageError } from './usage-error';
 
@@ -9,7 +9,7 @@ export const bootstrapUsage = `pnpm cli bootstrap --org NAME --email EMAIL [--pl
 
 const email = Joi.string().email({ tlds: false }).max(254);
 
-export async function bootstrap(db: Db, argv: string[]): Promise<void> {
+export async function bootstrap(data: UnscopedData, argv: string[]): Promise<void> {
   const { values } = parseArgs({
     args: argv,
     options: {
@@ -27,10 +27,10 @@ export async function bootstrap(db: Db, argv: string[]): Promise<void> {
   const dailyQuota = values['daily-quota'] === undefined ? null : Number(values['daily-quota']);
   if (dailyQuota !== null && !(Number.isInteger(dailyQuota) && dailyQuota > 0))
     throw new UsageError('--daily-quota must be a positive integer', bootstrapUsage);
-  const existing = await db.organization.findFirst({ where: { name: { equals: name, mode: 'insensitive' } } });
+  const existing = await data.organizationNamed(name);
   if (existing) throw new UsageError(`An organization named "${existing.name}" already exists (${existing.id}); choose another name`);
 
-  const result = await bootstrapOrganization(unscopedData({ db }), { name, email: values.email, plan: values.plan as Plan, dailyQuota });
+  const result = await bootstrapOrganization(data, { name, email: values.email, plan: values.plan as Plan, dailyQuota });
   if (values.json) {
     console.log(JSON.stringify(result));
     return;

@@ -1,30 +1,26 @@
 import { parseArgs } from 'node:util';
 import type { ApiConfig } from '@worktrack/config';
-import { unscopedData, type Db } from '@worktrack/db';
+import type { UnscopedData } from '@worktrack/db';
 import { issueDashboardLink } from '../modules/dashboard-links/issue-dashboard-link';
 import { UsageError } from './usage-error';
 
 export const dashboardLinkUsage = `pnpm cli dashboard-link --email EMAIL [--org ORG_ID] [--json]
     Prints a one-time dashboard sign-in link for a member, valid 15 minutes; --org when they belong to several organizations.`;
 
-export async function dashboardLink(db: Db, argv: string[], config: ApiConfig): Promise<void> {
+export async function dashboardLink(data: UnscopedData, argv: string[], config: ApiConfig): Promise<void> {
   const { values } = parseArgs({
     args: argv,
     options: { email: { type: 'string' }, org: { type: 'string' }, json: { type: 'boolean', default: false } },
   });
   if (!values.email) throw new UsageError('--email is required', dashboardLinkUsage);
-  const memberships = await db.membership.findMany({
-    where: { user: { email: values.email.toLowerCase() }, ...(values.org && { organizationId: values.org }) },
-    include: { organization: true },
-    orderBy: { organizationId: 'asc' },
-  });
+  const memberships = await data.membershipsOf(values.email, values.org);
   if (memberships.length === 0) throw new UsageError(`${values.email} is not a member of ${values.org ? `organization ${values.org}` : 'any organization'}`);
   if (memberships.length > 1) {
     const list = memberships.map((m) => `${m.organizationId} (${m.organization.name})`).join(', ');
     throw new UsageError(`${values.email} belongs to several organizations; choose one with --org: ${list}`, dashboardLinkUsage);
   }
   const membership = memberships[0]!;
-  const link = await issueDashboardLink(unscopedData({ db }), membership, config.publicBaseUrl);
+  const link = await issueDashboardLink(data, membership, config.publicBaseUrl);
   if (values.json) {
     console.log(JSON.stringify({ url: link.url, expiresAt: link.expiresAt.toISOString(), organizationId: membership.organizationId, role: membership.role }));
     return;

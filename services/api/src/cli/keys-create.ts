@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { Mode, unscopedData, type Db } from '@worktrack/db';
+import { Mode, type UnscopedData } from '@worktrack/db';
 import { PERMISSIONS } from '../http/permissions';
 import { issueApiKey } from '../modules/api-keys/issue-api-key';
 import { UsageError } from './usage-error';
@@ -7,7 +7,7 @@ import { UsageError } from './usage-error';
 export const keysCreateUsage = `pnpm cli keys create --org ORG_ID --email EMAIL [--name NAME] [--mode live|test] [--permissions LIST] [--json]
     Creates an API key for a member of the organization; LIST is comma-separated permissions, or * (the default).`;
 
-export async function keysCreate(db: Db, argv: string[]): Promise<void> {
+export async function keysCreate(data: UnscopedData, argv: string[]): Promise<void> {
   const { values } = parseArgs({
     args: argv,
     options: {
@@ -26,13 +26,10 @@ export async function keysCreate(db: Db, argv: string[]): Promise<void> {
   if (unknown.length > 0 || (permissions.includes('*') && permissions.length > 1)) {
     throw new UsageError(`--permissions must be * or a list of: ${PERMISSIONS.join(', ')}`, keysCreateUsage);
   }
-  const membership = await db.membership.findFirst({
-    where: { organizationId: values.org, user: { email: values.email.toLowerCase() } },
-    include: { user: true },
-  });
+  const [membership] = await data.membershipsOf(values.email, values.org);
   if (!membership) throw new UsageError(`${values.email} is not a member of organization ${values.org}`);
 
-  const { record, key } = await issueApiKey(unscopedData({ db }).insertApiKey, {
+  const { record, key } = await issueApiKey(data.insertApiKey, {
     organizationId: values.org,
     userId: membership.userId,
     name: values.name!,

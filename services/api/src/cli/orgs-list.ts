@@ -1,12 +1,12 @@
 import { parseArgs } from 'node:util';
-import type { Db } from '@worktrack/db';
+import type { UnscopedData } from '@worktrack/db';
 
 export const orgsListUsage = `pnpm cli orgs list [--json]
     Lists every organization with its plan, quota and member count.`;
 
-export async function orgsList(db: Db, argv: string[]): Promise<void> {
+export async function orgsList(data: UnscopedData, argv: string[]): Promise<void> {
   const { values } = parseArgs({ args: argv, options: { json: { type: 'boolean', default: false } } });
-  const organizations = await db.organization.findMany({ orderBy: { id: 'asc' }, include: { _count: { select: { memberships: true } } } });
+  const organizations = await data.organizationsWithMemberCounts();
   const rows = organizations.map((o) => ({
     id: o.id,
     name: o.name,
