@@ -3,11 +3,12 @@ import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { verify } from '@octokit/webhooks-methods';
 import { Client } from 'pg';
-import { as, createHarness, createOrg, waitFor, type Harness, type TestOrg } from '../../services/api/test/support/harness';
-import { startReceiver } from '../../services/worker/test/support/receiver';
-import { startTestWorker } from '../../services/worker/test/support/worker-harness';
+import { as, createHarness, createOrg, type Harness, type TestOrg } from '../support/api-harness';
+import { waitFor } from '../support/wait-for';
+import { startReceiver } from '../support/receiver';
+import { startTestWorker } from '../support/worker-harness';
 import { repoRoot } from '../support/processes';
-import { removeServerDirs, startPgBouncer, stop, topologyPort, type Server } from './support/servers';
+import { removeServerDirs, startPgBouncer, stop, topologyPort, type Server } from '../support/postgres-topologies';
 
 /*
  * DATABASE_URL pointing at Debian's PgBouncer in transaction pooling mode (DATABASE_POOLER=pgbouncer),

@@ -10,8 +10,8 @@ import { repoRoot } from '../../../test/support/processes';
 import { apiRoutes, publicRoutes } from '../src/routes';
 import type { Response } from 'supertest';
 import type { OpenApiDocument } from '../src/openapi/document';
-import { Conformance } from './support/conformance';
-import { as, client, createHarness, createOrg, type Harness } from './support/harness';
+import { Conformance } from '../../../test/support/openapi-conformance';
+import { as, client, createHarness, createOrg, type Harness } from '../../../test/support/api-harness';
 
 let h: Harness;
 interface DescribedOperation {
