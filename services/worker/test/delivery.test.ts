@@ -111,7 +111,7 @@ describe('webhook delivery', () => {
       responseTimeMs: expect.any(Number),
       error: expect.any(String),
       responseBody: 'ok',
-      responseHeaders: { 'content-type': 'text/plain' },
+      responseHeaders: { 'content-type': 'text/plain', 'content-length': '2' },
     });
 
     const listed = await as(h.app, org.liveKey).get(`/v1/webhooks/${webhookId}/deliveries?status=succeeded&event=project.created`);
