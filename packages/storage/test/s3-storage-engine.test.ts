@@ -4,8 +4,8 @@ import multer, { MulterError } from 'multer';
 import request from 'supertest';
 import { s3StorageEngine } from '../../../services/api/src/modules/files/s3-storage-engine';
 import { createObjectStore, type ObjectStore } from '../src';
-import { freePort } from '../../../test/support/processes';
-import { listKeys, startTestStore, type TestStore } from '../../../test/support/embedded-store';
+import { freePort } from '@test-support/processes';
+import { listKeys, startTestStore, type TestStore } from '@test-support/embedded-store';
 
 const MiB = 1024 * 1024;
 

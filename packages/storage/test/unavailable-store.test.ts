@@ -1,6 +1,6 @@
 import { createObjectStore, StorageUnavailableError, type ObjectStore } from '../src';
-import { freePort } from '../../../test/support/processes';
-import { streamOf } from '../../../test/support/embedded-store';
+import { freePort } from '@test-support/processes';
+import { streamOf } from '@test-support/embedded-store';
 
 /** Well within the default jest timeout: failing fast is the point. */
 const FAST_MS = 4000;

@@ -1,8 +1,8 @@
 import { performance } from 'node:perf_hooks';
 import { Webhook } from 'standardwebhooks';
 import { buildDeliveryHeaders, checkWebhookUrl, verifyBodySignature, WebhookDeliverer, type ResolveHost, type WebhookDelivererOptions } from '../src/index';
-import { freePort } from '../../../test/support/processes';
-import { deferred, receiversClosedAfterEach } from '../../../test/support/receiver';
+import { freePort } from '@test-support/processes';
+import { deferred, receiversClosedAfterEach } from '@test-support/receiver';
 
 const secret = 'subscription-secret';
 const body = JSON.stringify({ event: 'task.created', deliveryId: 'dlv_01', data: { id: 'tsk_1' } });

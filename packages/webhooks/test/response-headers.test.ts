@@ -1,5 +1,5 @@
 import { WebhookDeliverer } from '../src/index';
-import { startReceiver, type Receiver } from '../../../test/support/receiver';
+import { startReceiver, type Receiver } from '@test-support/receiver';
 
 let target: Receiver;
 const deliverer = new WebhookDeliverer({ timeoutMs: 1_000, allowedHosts: ['127.0.0.1'] });

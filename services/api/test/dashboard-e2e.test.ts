@@ -3,15 +3,15 @@ import { mkdirSync } from 'node:fs';
 import http from 'node:http';
 import type { Browser, Page } from 'playwright-core';
 import request from 'supertest';
-import { startTestWorker } from '../../../test/support/worker-harness';
-import { launchBrowser } from '../../../test/support/browser';
-import { exitCode, freePort, runEntry } from '../../../test/support/processes';
+import { startTestWorker } from '@test-support/worker-harness';
+import { launchBrowser } from '@test-support/browser';
+import { exitCode, freePort, runEntry } from '@test-support/processes';
 import { bootstrapOrganization } from '../src/modules/organizations/bootstrap-organization';
-import { as, createHarness, type Harness, type TestOrg } from '../../../test/support/api-harness';
-import { waitFor } from '../../../test/support/wait-for';
-import { ARTIFACTS, checkPage as checkAnyPage, watchConsole } from '../../../test/support/page-checks';
-import { startReceiver, type Receiver } from '../../../test/support/receiver';
-import { startSmtpInbox, type SmtpInbox } from '../../../test/support/smtp-inbox';
+import { as, createHarness, type Harness, type TestOrg } from '@test-support/api-harness';
+import { waitFor } from '@test-support/wait-for';
+import { ARTIFACTS, checkPage as checkAnyPage, watchConsole } from '@test-support/page-checks';
+import { startReceiver, type Receiver } from '@test-support/receiver';
+import { startSmtpInbox, type SmtpInbox } from '@test-support/smtp-inbox';
 
 /*
  * The dashboard in headless Chromium, as a person uses it, against the app on a real port, the

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { startTestWorker } from '../../../test/support/worker-harness';
-import { as, createHarness, createOrg, type Harness, type TestOrg } from '../../../test/support/api-harness';
-import { waitFor } from '../../../test/support/wait-for';
-import { startReceiver, type Receiver } from '../../../test/support/receiver';
+import { startTestWorker } from '@test-support/worker-harness';
+import { as, createHarness, createOrg, type Harness, type TestOrg } from '@test-support/api-harness';
+import { waitFor } from '@test-support/wait-for';
+import { startReceiver, type Receiver } from '@test-support/receiver';
 
 /*
  * What happened to a webhook, end to end: the shipped worker in-process (retries 20 ms apart) posts

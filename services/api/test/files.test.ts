@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import request from 'supertest';
-import { freePort } from '../../../test/support/processes';
-import { BUCKET, listKeys, startTestStore, type TestStore } from '../../../test/support/embedded-store';
-import { addMember, as, createHarness, createOrg, expectError, type Harness, type TestOrg } from '../../../test/support/api-harness';
-import { itEnforcesAccess } from '../../../test/support/access-checks';
+import { freePort } from '@test-support/processes';
+import { BUCKET, listKeys, startTestStore, type TestStore } from '@test-support/embedded-store';
+import { addMember, as, createHarness, createOrg, expectError, type Harness, type TestOrg } from '@test-support/api-harness';
+import { itEnforcesAccess } from '@test-support/access-checks';
 
 const MiB = 1024 * 1024;
 const MAX_UPLOAD_BYTES = 3 * MiB;

@@ -1,8 +1,8 @@
 import request from 'supertest';
-import { freePort } from '../../../test/support/processes';
-import { BUCKET, startTestStore, type TestStore } from '../../../test/support/embedded-store';
-import { createHarness, expectError, type Harness } from '../../../test/support/api-harness';
-import { waitFor } from '../../../test/support/wait-for';
+import { freePort } from '@test-support/processes';
+import { BUCKET, startTestStore, type TestStore } from '@test-support/embedded-store';
+import { createHarness, expectError, type Harness } from '@test-support/api-harness';
+import { waitFor } from '@test-support/wait-for';
 
 let s3: TestStore;
 let h: Harness;

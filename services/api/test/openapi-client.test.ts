@@ -9,12 +9,12 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import type { UserConfig } from '@hey-api/openapi-ts';
 import type { z } from 'zod';
-import { repoRoot } from '../../../test/support/processes';
-import { BUCKET, startTestStore, type TestStore } from '../../../test/support/embedded-store';
-import { startTestWorker } from '../../../test/support/worker-harness';
-import { createHarness, createOrg, type Harness, type TestOrg } from '../../../test/support/api-harness';
-import { waitFor } from '../../../test/support/wait-for';
-import { startReceiver, type Receiver } from '../../../test/support/receiver';
+import { repoRoot } from '@test-support/processes';
+import { BUCKET, startTestStore, type TestStore } from '@test-support/embedded-store';
+import { startTestWorker } from '@test-support/worker-harness';
+import { createHarness, createOrg, type Harness, type TestOrg } from '@test-support/api-harness';
+import { waitFor } from '@test-support/wait-for';
+import { startReceiver, type Receiver } from '@test-support/receiver';
 
 /*
  * A third-party generator reads the document the app serves and writes a client into a temporary

@@ -1,11 +1,11 @@
 import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import request from 'supertest';
-import { startTestWorker } from '../../../test/support/worker-harness';
-import { csrfOf, signedIn } from '../../../test/support/dashboard-session';
-import { as, createHarness, createOrg, expectError, type Harness, type TestOrg } from '../../../test/support/api-harness';
-import { waitFor } from '../../../test/support/wait-for';
-import { startReceiver, type Receiver } from '../../../test/support/receiver';
+import { startTestWorker } from '@test-support/worker-harness';
+import { csrfOf, signedIn } from '@test-support/dashboard-session';
+import { as, createHarness, createOrg, expectError, type Harness, type TestOrg } from '@test-support/api-harness';
+import { waitFor } from '@test-support/wait-for';
+import { startReceiver, type Receiver } from '@test-support/receiver';
 
 /*
  * Subscriber controls (docs/decisions.md#subscriber-controls) end to end: the shipped worker in-process

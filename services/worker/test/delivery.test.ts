@@ -1,9 +1,9 @@
 import { verify as verifyGitHubStyle } from '@octokit/webhooks-methods';
 import { Webhook as StandardWebhook } from 'standardwebhooks';
-import { as, createHarness, createOrg, type Harness, type TestOrg } from '../../../test/support/api-harness';
-import { waitFor } from '../../../test/support/wait-for';
-import { receiversClosedAfterEach, type Received } from '../../../test/support/receiver';
-import { startTestWorker } from '../../../test/support/worker-harness';
+import { as, createHarness, createOrg, type Harness, type TestOrg } from '@test-support/api-harness';
+import { waitFor } from '@test-support/wait-for';
+import { receiversClosedAfterEach, type Received } from '@test-support/receiver';
+import { startTestWorker } from '@test-support/worker-harness';
 
 let h: Harness;
 let worker: ReturnType<typeof startTestWorker>;

@@ -1,8 +1,8 @@
-import { createHarness, type Harness } from '../../../test/support/api-harness';
-import { waitFor } from '../../../test/support/wait-for';
-import { receiversClosedAfterEach, type Script } from '../../../test/support/receiver';
-import { createProjects, createToReceiver, percentile, tenant } from '../../../test/support/delivery-tenants';
-import { startTestWorker } from '../../../test/support/worker-harness';
+import { createHarness, type Harness } from '@test-support/api-harness';
+import { waitFor } from '@test-support/wait-for';
+import { receiversClosedAfterEach, type Script } from '@test-support/receiver';
+import { createProjects, createToReceiver, percentile, tenant } from '@test-support/delivery-tenants';
+import { startTestWorker } from '@test-support/worker-harness';
 
 // docs/decisions.md#fair-delivery, measured black-box with the shipped concurrency, deadline and lease: one
 // organization's slow receiver never holds up another organization's deliveries.

@@ -1,9 +1,9 @@
 import { Client } from 'pg';
-import { as, createHarness, createOrg, type Harness } from '../../../test/support/api-harness';
-import { waitFor } from '../../../test/support/wait-for';
-import { exitCode } from '../../../test/support/processes';
-import { deferred, startReceiver } from '../../../test/support/receiver';
-import { startTestWorker, startWorkerProcess as startShippedWorkerProcess } from '../../../test/support/worker-harness';
+import { as, createHarness, createOrg, type Harness } from '@test-support/api-harness';
+import { waitFor } from '@test-support/wait-for';
+import { exitCode } from '@test-support/processes';
+import { deferred, startReceiver } from '@test-support/receiver';
+import { startTestWorker, startWorkerProcess as startShippedWorkerProcess } from '@test-support/worker-harness';
 
 // docs/decisions.md#operations: a killed worker's work is taken over within 10 s, and a slow receiver (up to the
 // 5 s deadline) is never taken for a dead worker. Both run with the shipped lock, lease and deadline.
