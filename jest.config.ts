@@ -7,6 +7,8 @@ const project: Project = {
   testEnvironment: 'node',
   moduleNameMapper: {
     '^(\\.{1,2}/.*)\\.js$': '$1',
+    // tsconfig.json's `paths`: the shared test support, from the tests of every package.
+    '^@test-support/(.*?)(?:\\.js)?$': '<rootDir>/test/support/$1',
     // ESM-only, with only an "import" export condition, which Jest's CommonJS resolver does not try.
     '^@octokit/webhooks-methods$': '<rootDir>/node_modules/@octokit/webhooks-methods/dist-node/index.js',
   },

@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { exitCode, repoRoot } from './support/processes';
+import { exitCode, repoRoot } from '@test-support/processes';
 
 /*
  * The front door of `pnpm test` on a machine without Chromium: a run that includes browser tests

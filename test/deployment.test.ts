@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { parse } from 'yaml';
 import { apiEnvSchema, SHUTDOWN_DEADLINE_MS, workerEnvSchema } from '@worktrack/config';
-import { exitCode, freePort, repoRoot, spawnLogged, waitForHttp } from './support/processes';
+import { exitCode, freePort, repoRoot, spawnLogged, waitForHttp } from '@test-support/processes';
 
 /**
  * No Docker engine runs on these machines, so docker-compose.yml and infra/Dockerfile are read

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { kustomizations, manifestProblems } from '../scripts/check-k8s';
 import { containersOf, kustomizeBuild, type K8sObject } from '../scripts/kustomize';
-import { exitCode, repoRoot, runEntry } from './support/processes';
+import { exitCode, repoRoot, runEntry } from '@test-support/processes';
 
 /*
  * No cluster runs here: infra/k8s is built by scripts/kustomize.ts and read against the Kubernetes

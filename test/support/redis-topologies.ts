@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import IORedis from 'ioredis';
-import { waitFor } from '../../services/api/test/support/harness';
+import { waitFor } from './wait-for';
 
 /**
  * Redis topologies started from Debian's packages (`redis-server`, `redis-sentinel`, `redis-cli`),

@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { addMember, as, createHarness, createOrg, expectError, waitFor, type Harness } from '../../services/api/test/support/harness';
-import { startReceiver } from '../../services/worker/test/support/receiver';
-import { command, startClusterTopology, type ClusterTopology } from '../support/redis-topologies';
-import { call, startServices } from './support';
+import { addMember, as, createHarness, createOrg, expectError, type Harness } from '@test-support/api-harness';
+import { waitFor } from '@test-support/wait-for';
+import { startReceiver } from '@test-support/receiver';
+import { command, startClusterTopology, type ClusterTopology } from '@test-support/redis-topologies';
+import { call, startServices } from '@test-support/shipped-services';
 
 // Every Redis role on a three-master Redis Cluster: the shipped API and worker with the queues in
 // QUEUE_SHARDS=3 shards, and two more API replicas (each its own connections and key cache) that

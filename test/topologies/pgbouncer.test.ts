@@ -3,11 +3,12 @@ import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { verify } from '@octokit/webhooks-methods';
 import { Client } from 'pg';
-import { as, createHarness, createOrg, waitFor, type Harness, type TestOrg } from '../../services/api/test/support/harness';
-import { startReceiver } from '../../services/worker/test/support/receiver';
-import { startTestWorker } from '../../services/worker/test/support/worker-harness';
-import { repoRoot } from '../support/processes';
-import { removeServerDirs, startPgBouncer, stop, topologyPort, type Server } from './support/servers';
+import { as, createHarness, createOrg, type Harness, type TestOrg } from '@test-support/api-harness';
+import { waitFor } from '@test-support/wait-for';
+import { startReceiver } from '@test-support/receiver';
+import { startTestWorker } from '@test-support/worker-harness';
+import { repoRoot } from '@test-support/processes';
+import { removeServerDirs, startPgBouncer, stop, topologyPort, type Server } from '@test-support/postgres-topologies';
 
 /*
  * DATABASE_URL pointing at Debian's PgBouncer in transaction pooling mode (DATABASE_POOLER=pgbouncer),

@@ -2,10 +2,11 @@ import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { Client } from 'pg';
-import { as, createHarness, createOrg, waitFor, type Harness, type TestOrg } from '../../services/api/test/support/harness';
-import { startReceiver } from '../../services/worker/test/support/receiver';
-import { startTestWorker } from '../../services/worker/test/support/worker-harness';
-import { repoRoot } from '../support/processes';
+import { as, createHarness, createOrg, type Harness, type TestOrg } from '@test-support/api-harness';
+import { waitFor } from '@test-support/wait-for';
+import { startReceiver } from '@test-support/receiver';
+import { startTestWorker } from '@test-support/worker-harness';
+import { repoRoot } from '@test-support/processes';
 import {
   initCluster,
   pgProgram,
@@ -18,7 +19,7 @@ import {
   topologyPort,
   waitForPostgres,
   type Server,
-} from './support/servers';
+} from '@test-support/postgres-topologies';
 
 /*
  * A Postgres failover under load (docs/decisions.md §16): a primary with a synchronous streaming

@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { createDatabase, type Database } from '@worktrack/db';
-import { createOrg, waitFor, type TestOrg } from '../../services/api/test/support/harness';
-import { startReceiver } from '../../services/worker/test/support/receiver';
-import { startSentinelTopology, type SentinelTopology } from '../support/redis-topologies';
-import { call, startServices } from './support';
+import { createOrg, type TestOrg } from '@test-support/api-harness';
+import { waitFor } from '@test-support/wait-for';
+import { startReceiver } from '@test-support/receiver';
+import { startSentinelTopology, type SentinelTopology } from '@test-support/redis-topologies';
+import { call, startServices } from '@test-support/shipped-services';
 
 // The API and the worker on a Sentinel-managed Redis (a master, two replicas, three Sentinels),
 // through a failover under load: the master SIGKILLed, a replica promoted.

@@ -13,7 +13,7 @@ import {
   type Webhook,
 } from '../src/index';
 import { Pool } from 'pg';
-import { createOrg, type TestOrg } from '../../../services/api/test/support/harness';
+import { createOrg, type TestOrg } from '@test-support/api-harness';
 
 let database: Database;
 

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { createDatabase, newId, resealWebhookSecrets, SecretBox, UnreadableSecretError, webhookSecretContext, type Database } from '../src/index';
 import { SEALED_PATTERN } from '../src/secrets';
-import { createOrg, type TestOrg } from '../../../services/api/test/support/harness';
+import { createOrg, type TestOrg } from '@test-support/api-harness';
 
 const [keyA, keyB, keyC] = [randomBytes(32), randomBytes(32), randomBytes(32)];
 

@@ -1,5 +1,5 @@
 import { createDatabase, insertTaskWithEvent, newId, Prisma, queryOnPool, type Database, type Mode, type Task } from '../src/index';
-import { addMember, createOrg, type TestOrg } from '../../../services/api/test/support/harness';
+import { addMember, createOrg, type TestOrg } from '@test-support/api-harness';
 
 let database: Database;
 let org: TestOrg;

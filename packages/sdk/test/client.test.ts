@@ -3,8 +3,8 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Response as SupertestResponse } from 'supertest';
 import type { OpenApiDocument } from '../../../services/api/src/openapi/document.js';
-import { Conformance } from '../../../services/api/test/support/conformance.js';
-import { createHarness, createOrg, type Harness, type TestOrg } from '../../../services/api/test/support/harness.js';
+import { Conformance } from '@test-support/openapi-conformance.js';
+import { createHarness, createOrg, type Harness, type TestOrg } from '@test-support/api-harness.js';
 import { createClient, unwrap, WorktrackApiError, type ClientOptions, type Task, type WorktrackClient } from '../src/index.js';
 
 let h: Harness;

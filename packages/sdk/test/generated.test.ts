@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { client, createHarness } from '../../../services/api/test/support/harness.js';
+import { client, createHarness } from '@test-support/api-harness.js';
 import { DOCUMENT_SERVER_URL, generateFiles } from '../scripts/generated-files.js';
 
 const packageDir = path.resolve(__dirname, '..');

@@ -2,7 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createObjectStore, startEmbeddedS3, type EmbeddedS3 } from '../src';
-import { streamOf } from './embedded-store';
+import { streamOf } from '@test-support/embedded-store';
 
 let directory: string;
 

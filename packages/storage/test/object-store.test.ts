@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { createObjectStore, StorageUnavailableError } from '../src';
-import { listKeys, startTestStore, streamOf, type TestStore } from './embedded-store';
+import { listKeys, startTestStore, streamOf, type TestStore } from '@test-support/embedded-store';
 
 const MiB = 1024 * 1024;
 

@@ -1,5 +1,6 @@
 import { createObjectStore, StorageUnavailableError, type ObjectStore } from '../src';
-import { closedPort, streamOf } from './embedded-store';
+import { freePort } from '@test-support/processes';
+import { streamOf } from '@test-support/embedded-store';
 
 /** Well within the default jest timeout: failing fast is the point. */
 const FAST_MS = 4000;
@@ -9,7 +10,7 @@ describe('an object store nobody listens on', () => {
 
   beforeAll(async () => {
     store = createObjectStore({
-      endpoint: `http://127.0.0.1:${await closedPort()}`,
+      endpoint: `http://127.0.0.1:${await freePort()}`,
       region: 'us-east-1',
       bucket: 'any',
       accessKeyId: 'key',

@@ -1,22 +1,18 @@
 import { performance } from 'node:perf_hooks';
 import { Webhook } from 'standardwebhooks';
 import { buildDeliveryHeaders, checkWebhookUrl, verifyBodySignature, WebhookDeliverer, type ResolveHost, type WebhookDelivererOptions } from '../src/index';
-import { deferred, startReceiver, unusedPort, type Receiver, type ReceiverHandler } from './support/receiver';
+import { freePort } from '@test-support/processes';
+import { deferred, receiversClosedAfterEach } from '@test-support/receiver';
 
 const secret = 'subscription-secret';
 const body = JSON.stringify({ event: 'task.created', deliveryId: 'dlv_01', data: { id: 'tsk_1' } });
 const headers = (): Record<string, string> => buildDeliveryHeaders({ secret, deliveryId: 'dlv_01', eventType: 'task.created', body });
 
-const open: Array<{ close: () => Promise<void> }> = [];
+const receiver = receiversClosedAfterEach();
+const open: WebhookDeliverer[] = [];
 afterEach(async () => {
-  await Promise.all(open.splice(0).map((resource) => resource.close()));
+  await Promise.all(open.splice(0).map((created) => created.close()));
 });
-
-async function receiver(handler?: ReceiverHandler): Promise<Receiver> {
-  const started = await startReceiver(handler);
-  open.push(started);
-  return started;
-}
 
 function deliverer(options: Partial<WebhookDelivererOptions> = {}): WebhookDeliverer {
   const created = new WebhookDeliverer({ timeoutMs: 300, allowedHosts: ['127.0.0.1'], ...options });
@@ -26,13 +22,13 @@ function deliverer(options: Partial<WebhookDelivererOptions> = {}): WebhookDeliv
 
 describe('WebhookDeliverer.deliver', () => {
   it('POSTs the signed body and reports a 200 as ok', async () => {
-    const target = await receiver((_req, res) => res.end('thanks'));
+    const target = await receiver({ body: 'thanks' });
     const result = await deliverer().deliver({ url: `${target.origin}/hooks?x=1`, body, headers: headers() });
 
     expect(result).toMatchObject({ ok: true, status: 200, error: null, responseBody: 'thanks' });
     expect(result.responseTimeMs).toBeGreaterThanOrEqual(0);
-    expect(target.requests).toHaveLength(1);
-    const [received] = target.requests;
+    expect(target.received).toHaveLength(1);
+    const [received] = target.received;
     expect(received?.method).toBe('POST');
     expect(received?.url).toBe('/hooks?x=1');
     expect(received?.body).toBe(body);
@@ -46,19 +42,13 @@ describe('WebhookDeliverer.deliver', () => {
   });
 
   it('reports a 204 as ok', async () => {
-    const target = await receiver((_req, res) => {
-      res.statusCode = 204;
-      res.end();
-    });
+    const target = await receiver({ status: 204, body: '' });
     const result = await deliverer().deliver({ url: target.origin, body, headers: headers() });
     expect(result).toMatchObject({ ok: true, status: 204, error: null, responseBody: '' });
   });
 
   it('reports a 500 as an http_status failure with the (bounded) response body', async () => {
-    const target = await receiver((_req, res) => {
-      res.statusCode = 500;
-      res.end('boom');
-    });
+    const target = await receiver({ status: 500, body: 'boom' });
     const result = await deliverer().deliver({ url: target.origin, body, headers: headers() });
     expect(result).toMatchObject({ ok: false, status: 500, error: 'http_status', responseBody: 'boom' });
     expect(result.message).toContain('500');
@@ -66,23 +56,18 @@ describe('WebhookDeliverer.deliver', () => {
 
   it('does not follow a 302 and reports a redirect failure', async () => {
     const elsewhere = await receiver();
-    const target = await receiver((_req, res) => {
-      res.writeHead(302, { Location: `${elsewhere.origin}/stolen` });
-      res.end();
-    });
+    const target = await receiver({ status: 302, headers: { Location: `${elsewhere.origin}/stolen` }, body: '' });
     const result = await deliverer().deliver({ url: target.origin, body, headers: headers() });
 
     expect(result).toMatchObject({ ok: false, status: 302, error: 'redirect' });
     expect(result.message).toContain(`${elsewhere.origin}/stolen`);
-    expect(target.requests).toHaveLength(1);
-    expect(elsewhere.connections()).toBe(0);
+    expect(target.received).toHaveLength(1);
+    expect(elsewhere.load.connections).toBe(0);
   });
 
   it('fails with timeout when the receiver answers after the deadline', async () => {
     const release = deferred();
-    const target = await receiver((_req, res) => {
-      void release.promise.then(() => res.end('too late'));
-    });
+    const target = await receiver({ until: release.promise, body: 'too late' });
     try {
       const started = performance.now();
       const result = await deliverer({ timeoutMs: 300 }).deliver({ url: target.origin, body, headers: headers() });
@@ -92,7 +77,7 @@ describe('WebhookDeliverer.deliver', () => {
       expect(result.responseTimeMs).toBeGreaterThanOrEqual(290);
       expect(result.responseTimeMs).toBeLessThan(1_500);
       expect(took).toBeLessThan(1_500);
-      expect(target.requests).toHaveLength(1); // it was sent; only the answer was late
+      expect(target.received).toHaveLength(1); // it was sent; only the answer was late
     } finally {
       release.resolve();
     }
@@ -100,7 +85,7 @@ describe('WebhookDeliverer.deliver', () => {
 
   it('keeps a 2xx whose body is still streaming at the deadline as ok, and returns at the deadline', async () => {
     const release = deferred();
-    const target = await receiver((_req, res) => {
+    const target = await receiver(() => (res) => {
       res.writeHead(200, { 'Content-Type': 'text/plain' });
       res.write('partial');
       void release.promise.then(() => res.end());
@@ -116,7 +101,7 @@ describe('WebhookDeliverer.deliver', () => {
   });
 
   it('reports connection refused as connection_error', async () => {
-    const port = await unusedPort();
+    const port = await freePort();
     const result = await deliverer().deliver({ url: `http://127.0.0.1:${port}/`, body, headers: headers() });
     expect(result).toMatchObject({ ok: false, status: null, error: 'connection_error' });
     expect(result.message).toContain('ECONNREFUSED');
@@ -126,7 +111,7 @@ describe('WebhookDeliverer.deliver', () => {
     const total = 50 * 1024 * 1024;
     const chunk = Buffer.alloc(64 * 1024, 'x');
     const served = deferred<{ written: number; finished: boolean }>();
-    const target = await receiver((_req, res) => {
+    const target = await receiver(() => (res) => {
       res.writeHead(200, { 'Content-Length': String(total) });
       let written = 0;
       let finished = false;
@@ -167,16 +152,16 @@ describe('WebhookDeliverer.deliver', () => {
     for (let i = 0; i < 10; i += 1) {
       await expect(client.deliver({ url: target.origin, body, headers: headers() })).resolves.toMatchObject({ ok: true });
     }
-    expect(target.requests).toHaveLength(10);
+    expect(target.received).toHaveLength(10);
     // undici may open a second socket when a request is queued just as the first one
     // completes; what matters is that connections are reused, not one per delivery.
-    expect(target.connections()).toBeLessThanOrEqual(2);
+    expect(target.load.connections).toBeLessThanOrEqual(2);
   });
 
   it('lets userAgent override the header', async () => {
     const target = await receiver();
     await deliverer({ userAgent: 'Custom/2' }).deliver({ url: target.origin, body, headers: headers() });
-    expect(target.requests[0]?.headers['user-agent']).toBe('Custom/2');
+    expect(target.received[0]?.headers['user-agent']).toBe('Custom/2');
   });
 
   it.each([['not a url'], ['ftp://127.0.0.1/'], ['https://u:p@example.com/']])('refuses %s as invalid_url', async (url) => {
@@ -192,7 +177,7 @@ describe('WebhookDeliverer.deliver', () => {
       const target = await receiver();
       const result = await deliverer({ allowedHosts: [] }).deliver({ url: target.origin, body, headers: headers() });
       expect(result).toMatchObject({ ok: false, error: 'invalid_url' });
-      expect(target.connections()).toBe(0);
+      expect(target.load.connections).toBe(0);
     });
 
     it('refuses a 127.0.0.1 receiver without the allowlist (blocked_address), which never sees a connection', async () => {
@@ -203,7 +188,7 @@ describe('WebhookDeliverer.deliver', () => {
         headers: headers(),
       });
       expect(result).toMatchObject({ ok: false, status: null, error: 'blocked_address' });
-      expect(target.connections()).toBe(0);
+      expect(target.load.connections).toBe(0);
     });
 
     it('checks resolved addresses at connect time: https://localhost is blocked', async () => {
@@ -216,7 +201,7 @@ describe('WebhookDeliverer.deliver', () => {
       expect(result).toMatchObject({ ok: false, status: null, error: 'blocked_address' });
       expect(result.message).toContain('not a public address');
       expect(result.message).not.toMatch(/127\.0\.0\.1|::1/);
-      expect(target.connections()).toBe(0);
+      expect(target.load.connections).toBe(0);
     });
 
     it('exempts allowlisted hostnames at connect time', async () => {
@@ -244,7 +229,7 @@ describe('WebhookDeliverer.deliver', () => {
 
       expect(result).toMatchObject({ ok: false, status: null, error: 'blocked_address' });
       expect(calls).toBe(2);
-      expect(target.connections()).toBe(0);
+      expect(target.load.connections).toBe(0);
     });
   });
 });

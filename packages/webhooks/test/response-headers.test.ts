@@ -1,19 +1,14 @@
 import { WebhookDeliverer } from '../src/index';
-import { startReceiver, type Receiver } from './support/receiver';
+import { startReceiver, type Receiver } from '@test-support/receiver';
 
 let target: Receiver;
 const deliverer = new WebhookDeliverer({ timeoutMs: 1_000, allowedHosts: ['127.0.0.1'] });
 
 beforeAll(async () => {
-  target = await startReceiver((_req, res) => {
-    res.writeHead(503, {
-      'Content-Type': 'text/plain; charset=utf-8',
-      'Content-Length': '4',
-      'Retry-After': '120',
-      'Set-Cookie': 'a=b',
-      'X-Internal': 'secret',
-    });
-    res.end('busy');
+  target = await startReceiver({
+    status: 503,
+    headers: { 'Content-Type': 'text/plain; charset=utf-8', 'Content-Length': '4', 'Retry-After': '120', 'Set-Cookie': 'a=b', 'X-Internal': 'secret' },
+    body: 'busy',
   });
 });
 afterAll(async () => {

@@ -1,6 +1,6 @@
 import request from 'supertest';
 import { FailedAuthThrottle } from '../src/http/auth-throttle';
-import { createHarness, createOrg, expectError, type Harness, type TestOrg } from './support/harness';
+import { createHarness, createOrg, expectError, type Harness, type TestOrg } from '@test-support/api-harness';
 
 let h: Harness;
 let org: TestOrg;

@@ -1,5 +1,5 @@
-import { exitCode, runEntry } from '../../../test/support/processes';
-import { as, createHarness, type Harness } from './support/harness';
+import { exitCode, runEntry } from '@test-support/processes';
+import { as, createHarness, type Harness } from '@test-support/api-harness';
 
 let h: Harness;
 beforeAll(() => {

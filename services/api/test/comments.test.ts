@@ -1,5 +1,5 @@
-import { addMember, as, createHarness, createOrg, expectError, type Harness, type TestOrg } from './support/harness';
-import { itEnforcesAccess } from './support/security';
+import { addMember, as, createHarness, createOrg, expectError, type Harness, type TestOrg } from '@test-support/api-harness';
+import { itEnforcesAccess } from '@test-support/access-checks';
 
 const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 

@@ -1,4 +1,4 @@
-import { addMember, as, createHarness, createOrg, type Harness } from './support/harness';
+import { addMember, as, createHarness, createOrg, type Harness } from '@test-support/api-harness';
 
 /**
  * Guards that only matter when requests overlap. Each race is run a few times: without its guard

@@ -1,6 +1,6 @@
 import request from 'supertest';
-import { BUCKET, startTestStore, type TestStore } from '../../../packages/storage/test/embedded-store';
-import { as, createHarness, createOrg, expectError, type Harness, type TestOrg } from './support/harness';
+import { BUCKET, startTestStore, type TestStore } from '@test-support/embedded-store';
+import { as, createHarness, createOrg, expectError, type Harness, type TestOrg } from '@test-support/api-harness';
 
 const ROUNDS = 5;
 const PUBLIC_BASE_URL = 'https://api.example.test';

@@ -3,14 +3,15 @@ import { mkdirSync } from 'node:fs';
 import http from 'node:http';
 import type { Browser, Page } from 'playwright-core';
 import request from 'supertest';
-import { startTestWorker } from '../../worker/test/support/worker-harness';
-import { launchBrowser } from '../../../test/support/browser';
-import { exitCode, freePort, runEntry } from '../../../test/support/processes';
+import { startTestWorker } from '@test-support/worker-harness';
+import { launchBrowser } from '@test-support/browser';
+import { exitCode, freePort, runEntry } from '@test-support/processes';
 import { bootstrapOrganization } from '../src/modules/organizations/bootstrap-organization';
-import { as, createHarness, waitFor, type Harness, type TestOrg } from './support/harness';
-import { ARTIFACTS, checkPage as checkAnyPage, watchConsole } from './support/page-checks';
-import { startScriptedReceiver, type ScriptedReceiver } from './support/scripted-receiver';
-import { startSmtpInbox, type SmtpInbox } from './support/smtp-inbox';
+import { as, createHarness, type Harness, type TestOrg } from '@test-support/api-harness';
+import { waitFor } from '@test-support/wait-for';
+import { ARTIFACTS, checkPage as checkAnyPage, watchConsole } from '@test-support/page-checks';
+import { startReceiver, type Receiver } from '@test-support/receiver';
+import { startSmtpInbox, type SmtpInbox } from '@test-support/smtp-inbox';
 
 /*
  * The dashboard in headless Chromium, as a person uses it, against the app on a real port, the
@@ -24,7 +25,7 @@ let h: Harness;
 let server: http.Server;
 let base: string;
 let worker: { close(): Promise<void> };
-let receiver: ScriptedReceiver;
+let receiver: Receiver;
 let inbox: SmtpInbox;
 let browser: Browser;
 let page: Page;
@@ -45,7 +46,7 @@ beforeAll(async () => {
   worker = startTestWorker({ prefix, env: mail });
   // One after the other, each kept as soon as it exists: should one fail to start (no Chromium),
   // afterAll still closes the others, and Jest can exit.
-  receiver = await startScriptedReceiver(healthy);
+  receiver = await startReceiver(healthy);
   browser = await launchBrowser();
   org = await bootstrapOrganization(h.deps.unscoped, { name: 'Acme', email: 'ada@acme.example', plan: 'pro', dailyQuota: null });
   page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
@@ -209,7 +210,7 @@ describe('the dashboard in a browser', () => {
     await expect(page.locator('.response-body').textContent()).resolves.toBe('{"received":true}');
     await expect(main().textContent()).resolves.toContain('content-type: application/json');
     await checkPage('delivery');
-    expect(receiver.received.at(-1)?.event).toBe('task.created');
+    expect(receiver.received.at(-1)?.json.event).toBe('task.created');
   });
 
   it('shows the delivery log first, with HTTP status and time, and finds a delivery by the resource it was about', async () => {
@@ -252,7 +253,7 @@ describe('the dashboard in a browser', () => {
   });
 
   it('breaks the receiver until the subscription is disabled: the admins are mailed, every page says so, and re-enabling recovers what was missed', async () => {
-    receiver.answer = broken;
+    receiver.replyWith(broken);
     const before = inbox.received.length;
     const failing = await as(h.app, org.liveKey).post('/v1/projects', { name: 'Sent while broken' });
     await go(webhookPath);
@@ -270,7 +271,7 @@ describe('the dashboard in a browser', () => {
       (await h.db.outboxEvent.findFirst({ where: { dispatchedAt: { not: null }, data: { path: ['id'], equals: missed.body.id } } })) ? true : undefined,
     );
 
-    receiver.answer = healthy;
+    receiver.replyWith(healthy);
     await go(webhookPath);
     await expect(page.getByLabel(/Also recover what it missed/).isChecked()).resolves.toBe(true);
     await page.getByRole('button', { name: 'Re-enable' }).click();
@@ -278,7 +279,7 @@ describe('the dashboard in a browser', () => {
     await expect(page.locator('.alert-banner').count()).resolves.toBe(0);
 
     const arrived = await waitFor(() => {
-      const ids = receiver.received.map((d) => (JSON.parse(d.body) as { data: { id?: string } }).data.id);
+      const ids = receiver.received.map((d) => d.json.data.id);
       return Promise.resolve(ids.includes(missed.body.id) && ids.includes(failing.body.id) ? true : undefined);
     });
     expect(arrived).toBe(true);

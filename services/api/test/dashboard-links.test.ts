@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import request from 'supertest';
-import { exitCode, runEntry } from '../../../test/support/processes';
-import { addMember, as, createHarness, createOrg, expectError, keyWith, type Harness, type TestOrg } from './support/harness';
-import { itEnforcesAccess } from './support/security';
+import { exitCode, runEntry } from '@test-support/processes';
+import { addMember, as, createHarness, createOrg, expectError, keyWith, type Harness, type TestOrg } from '@test-support/api-harness';
+import { itEnforcesAccess } from '@test-support/access-checks';
 
 const PUBLIC_BASE_URL = 'https://worktrack.example.com';
 const MINUTE_MS = 60_000;

@@ -1,6 +1,6 @@
 import request from 'supertest';
-import { addMember, as, createHarness, createOrg, type Harness, type TestOrg } from './support/harness';
-import { csrfOf, linkFor, pathOf, signedIn } from './support/dashboard';
+import { addMember, as, createHarness, createOrg, type Harness, type TestOrg } from '@test-support/api-harness';
+import { csrfOf, linkFor, pathOf, signedIn } from '@test-support/dashboard-session';
 
 /* The dashboard's sessions, forms and roles, over HTTP as a browser would (the browser itself: dashboard-e2e). */
 

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { startTestWorker } from '../../worker/test/support/worker-harness';
-import { as, createHarness, createOrg, waitFor, type Harness, type TestOrg } from './support/harness';
-import { startScriptedReceiver, type ScriptedReceiver } from './support/scripted-receiver';
+import { startTestWorker } from '@test-support/worker-harness';
+import { as, createHarness, createOrg, type Harness, type TestOrg } from '@test-support/api-harness';
+import { waitFor } from '@test-support/wait-for';
+import { startReceiver, type Receiver } from '@test-support/receiver';
 
 /*
  * What happened to a webhook, end to end: the shipped worker in-process (retries 20 ms apart) posts
@@ -10,14 +11,14 @@ import { startScriptedReceiver, type ScriptedReceiver } from './support/scripted
 
 let h: Harness;
 let worker: { close(): Promise<void> };
-let receiver: ScriptedReceiver;
+let receiver: Receiver;
 let org: TestOrg;
 
 beforeAll(async () => {
   const prefix = `wt-test-${randomUUID().slice(0, 8)}`;
   h = createHarness({ REDIS_PREFIX: prefix, WEBHOOK_ALLOWED_HOSTS: '127.0.0.1' });
   worker = startTestWorker({ prefix });
-  receiver = await startScriptedReceiver();
+  receiver = await startReceiver();
   org = await createOrg(h.db);
 });
 afterAll(async () => {
@@ -49,7 +50,7 @@ async function newProject(): Promise<string> {
 
 describe('the delivery log', () => {
   it('shows what the receiver answered: status, the first 4 KiB of the body, and its headers', async () => {
-    receiver.answer = healthy;
+    receiver.replyWith(healthy);
     const webhookId = await subscribe();
     const sent = await as(h.app, org.liveKey).post(`/v1/webhooks/${webhookId}/test`, {});
     const delivery = await settled(webhookId, sent.body.id);
@@ -67,11 +68,11 @@ describe('the delivery log', () => {
 
   it('keeps the first 4 KiB of a long answer, and a binary one as text', async () => {
     const webhookId = await subscribe();
-    receiver.answer = { status: 500, headers: { 'Content-Type': 'text/plain' }, body: 'x'.repeat(10_000) };
+    receiver.replyWith({ status: 500, headers: { 'Content-Type': 'text/plain' }, body: 'x'.repeat(10_000) });
     const long = await settled(webhookId, (await as(h.app, org.liveKey).post(`/v1/webhooks/${webhookId}/test`, {})).body.id);
     expect(long.attempts[0]).toMatchObject({ responseStatus: 500, error: 'http_status: receiver answered 500', responseBody: 'x'.repeat(4096) });
 
-    receiver.answer = { status: 200, headers: { 'Content-Type': 'application/octet-stream' }, body: Buffer.from([0x61, 0x00, 0x62, 0xff]) };
+    receiver.replyWith({ status: 200, headers: { 'Content-Type': 'application/octet-stream' }, body: Buffer.from([0x61, 0x00, 0x62, 0xff]) });
     const binary = await settled(webhookId, (await as(h.app, org.liveKey).post(`/v1/webhooks/${webhookId}/test`, {})).body.id);
     expect(binary.attempts[0]).toMatchObject({ responseStatus: 200, responseBody: 'a\uFFFDb\uFFFD' });
   });
@@ -91,7 +92,7 @@ describe('the delivery log', () => {
 
 describe('recovering what a broken receiver missed', () => {
   it('resends the delivery that disabled the subscription and makes the ones it missed; a recovered delivery gets a fresh set of attempts', async () => {
-    receiver.answer = broken;
+    receiver.replyWith(broken);
     const webhookId = await subscribe(['project.created']);
     const startedAt = new Date(Date.now() - 1_000).toISOString();
 
@@ -131,18 +132,18 @@ describe('recovering what a broken receiver missed', () => {
     expect(retried.attempts.map((a: { attemptNumber: number }) => a.attemptNumber)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14]);
 
     // Mended: re-enable and recover; both arrive, the failed one under its own deliveryId.
-    receiver.answer = healthy;
+    receiver.replyWith(healthy);
     const before = receiver.received.length;
     await as(h.app, org.liveKey).patch(`/v1/webhooks/${webhookId}`, { status: 'active' }).expect(200);
     const recovered = await as(h.app, org.liveKey).post(`/v1/webhooks/${webhookId}/recover`, { since: startedAt });
     expect(recovered.status).toBe(202);
     expect(recovered.body.recovered).toBe(2);
     const arrived = await waitFor(async () => {
-      const got = receiver.received.slice(before).filter((d) => d.event === 'project.created' && d.body.includes(webhookId));
+      const got = receiver.received.slice(before).filter((d) => d.json.event === 'project.created' && d.json.webhookId === webhookId);
       return got.length >= 2 ? got : undefined;
     });
-    expect(arrived.map((d) => d.deliveryId)).toContain(failed.id);
-    const projects = arrived.map((d) => (JSON.parse(d.body) as { data: { id: string } }).data.id).sort();
+    expect(arrived.map((d) => d.json.deliveryId)).toContain(failed.id);
+    const projects = arrived.map((d) => d.json.data.id as string).sort();
     expect(projects).toEqual([firstProject, missedProject].sort());
     expect((await settled(webhookId, failed.id)).status).toBe('succeeded');
 
@@ -153,7 +154,7 @@ describe('recovering what a broken receiver missed', () => {
 
 describe('searching the delivery log', () => {
   it('finds deliveries by delivery, event or resource id and by creation window, each with its last HTTP status and time', async () => {
-    receiver.answer = healthy;
+    receiver.replyWith(healthy);
     const webhookId = await subscribe(['project.created', 'project.updated']);
     const log = `/v1/webhooks/${webhookId}/deliveries`;
     // One change at a time, each delivered before the next: the three are created in this order.

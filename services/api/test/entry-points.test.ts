@@ -1,7 +1,7 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { exitCode, freePort, runEntry, waitForHttp } from '../../../test/support/processes';
+import { exitCode, freePort, runEntry, waitForHttp } from '@test-support/processes';
 
 describe('shipped entry points', () => {
   it('`pnpm cli bootstrap --json` prints an organization whose key works against `pnpm start`, which stops cleanly on SIGTERM', async () => {

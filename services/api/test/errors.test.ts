@@ -1,5 +1,5 @@
 import request from 'supertest';
-import { as, createHarness, createOrg, expectError, type Harness, type TestOrg } from './support/harness';
+import { as, createHarness, createOrg, expectError, type Harness, type TestOrg } from '@test-support/api-harness';
 
 let h: Harness;
 let org: TestOrg;

@@ -1,6 +1,6 @@
 import { newId } from '@worktrack/db';
-import { addMember, as, createHarness, createOrg, expectError, type Harness, type TestOrg } from './support/harness';
-import { itEnforcesAccess, type SecuredRoute } from './support/security';
+import { addMember, as, createHarness, createOrg, expectError, type Harness, type TestOrg } from '@test-support/api-harness';
+import { itEnforcesAccess, type SecuredRoute } from '@test-support/access-checks';
 
 const DAY_MS = 24 * 3600 * 1000;
 

@@ -1,8 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import request from 'supertest';
-import { BUCKET, closedPort, listKeys, startTestStore, type TestStore } from '../../../packages/storage/test/embedded-store';
-import { addMember, as, createHarness, createOrg, expectError, type Harness, type TestOrg } from './support/harness';
-import { itEnforcesAccess } from './support/security';
+import { freePort } from '@test-support/processes';
+import { BUCKET, listKeys, startTestStore, type TestStore } from '@test-support/embedded-store';
+import { addMember, as, createHarness, createOrg, expectError, type Harness, type TestOrg } from '@test-support/api-harness';
+import { itEnforcesAccess } from '@test-support/access-checks';
 
 const MiB = 1024 * 1024;
 const MAX_UPLOAD_BYTES = 3 * MiB;
@@ -271,7 +272,7 @@ describe('with the object store unreachable', () => {
 
   beforeAll(async () => {
     down = createHarness({
-      S3_ENDPOINT: `http://127.0.0.1:${await closedPort()}`,
+      S3_ENDPOINT: `http://127.0.0.1:${await freePort()}`,
       S3_ACCESS_KEY_ID: s3.s3.accessKeyId,
       S3_SECRET_ACCESS_KEY: s3.s3.secretAccessKey,
       S3_BUCKET: BUCKET,

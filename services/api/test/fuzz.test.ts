@@ -4,10 +4,10 @@ import zlib from 'node:zlib';
 import fc from 'fast-check';
 import type Joi from 'joi';
 import { newId } from '@worktrack/db';
-import { BUCKET, startTestStore, type TestStore } from '../../../packages/storage/test/embedded-store';
+import { BUCKET, startTestStore, type TestStore } from '@test-support/embedded-store';
 import { apiRoutes, publicRoutes } from '../src/routes';
 import { createApiServer } from '../src/server';
-import { addMember, as, createHarness, createOrg, keyWith, type Harness, type TestOrg } from './support/harness';
+import { addMember, as, createHarness, createOrg, keyWith, type Harness, type TestOrg } from '@test-support/api-harness';
 
 /*
  * Property-based fuzzing of every route of the route table and the public routes, through the

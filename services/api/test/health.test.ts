@@ -1,6 +1,8 @@
 import request from 'supertest';
-import { BUCKET, closedPort, startTestStore, type TestStore } from '../../../packages/storage/test/embedded-store';
-import { createHarness, expectError, waitFor, type Harness } from './support/harness';
+import { freePort } from '@test-support/processes';
+import { BUCKET, startTestStore, type TestStore } from '@test-support/embedded-store';
+import { createHarness, expectError, type Harness } from '@test-support/api-harness';
+import { waitFor } from '@test-support/wait-for';
 
 let s3: TestStore;
 let h: Harness;
@@ -29,11 +31,7 @@ describe('health', () => {
 
   it.each([
     ['Redis', () => ({ ...storeSettings(s3.s3.endpoint), REDIS_URL: 'redis://127.0.0.1:1' }), 'redis'],
-    [
-      'Postgres',
-      async () => ({ ...storeSettings(s3.s3.endpoint), DATABASE_URL: `postgresql://postgres@127.0.0.1:${await closedPort()}/worktrack` }),
-      'database',
-    ],
+    ['Postgres', async () => ({ ...storeSettings(s3.s3.endpoint), DATABASE_URL: `postgresql://postgres@127.0.0.1:${await freePort()}/worktrack` }), 'database'],
   ])('reports not ready, in the error body, when %s is unreachable', async (_what, settings, named) => {
     const broken = createHarness(await settings());
     try {
@@ -46,7 +44,7 @@ describe('health', () => {
   });
 
   it('stays ready when only the object store is unreachable, and names it (the file routes answer 503 themselves: files.test.ts)', async () => {
-    const storeDown = createHarness(storeSettings(`http://127.0.0.1:${await closedPort()}`));
+    const storeDown = createHarness(storeSettings(`http://127.0.0.1:${await freePort()}`));
     try {
       // Polled: the new harness's Redis connection is made in the background.
       const ready = await waitFor(async () => {

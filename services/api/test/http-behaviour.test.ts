@@ -4,9 +4,9 @@ import zlib from 'node:zlib';
 import request from 'supertest';
 import { newId } from '@worktrack/db';
 import { apiRoutes, publicRoutes } from '../src/routes';
-import { as, createHarness, createOrg, expectError, type Harness, type TestOrg } from './support/harness';
-import { signedIn } from './support/dashboard';
-import { seedTasks } from './support/seed-tasks';
+import { as, createHarness, createOrg, expectError, type Harness, type TestOrg } from '@test-support/api-harness';
+import { signedIn } from '@test-support/dashboard-session';
+import { seedTasks } from '@test-support/seed-tasks';
 
 /* docs/decisions.md#errors and #http-behaviour-and-secrets-at-rest: the failed-auth throttle, compression, caching, 405 and strict routing. */
 

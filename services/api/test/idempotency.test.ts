@@ -1,4 +1,4 @@
-import { addMember, as, createHarness, createOrg, expectError, keyWith, type Harness, type TestOrg } from './support/harness';
+import { addMember, as, createHarness, createOrg, expectError, keyWith, type Harness, type TestOrg } from '@test-support/api-harness';
 
 let h: Harness;
 let org: TestOrg;

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { addMember, as, createHarness, createOrg, expectError, waitFor, type Harness, type TestOrg } from './support/harness';
+import { addMember, as, createHarness, createOrg, expectError, type Harness, type TestOrg } from '@test-support/api-harness';
+import { waitFor } from '@test-support/wait-for';
 
 // Two API replicas sharing Redis, each with its own key cache. Their caches keep keys for a
 // minute here, far past the contract's 1 s, so only the revocation itself can make them refuse:

@@ -2,10 +2,10 @@ import type { TaskRecord } from '@worktrack/events';
 import { loadApiConfig } from '@worktrack/config';
 import { newId } from '@worktrack/db';
 import { apiRoutes } from '../src/routes';
-import { addMember, as, createHarness, createOrg, expectError, type Harness, type TestOrg } from './support/harness';
-import { seedTasks, TITLE_WORDS } from './support/seed-tasks';
-import { inOrder, SORT_FIELDS } from './support/list-reference';
-import { walk } from './support/walk';
+import { addMember, as, createHarness, createOrg, expectError, type Harness, type TestOrg } from '@test-support/api-harness';
+import { seedTasks, TITLE_WORDS } from '@test-support/seed-tasks';
+import { inOrder, SORT_FIELDS } from '@test-support/list-reference';
+import { walk } from '@test-support/list-walk';
 
 const TASKS = 3_000;
 

@@ -3,7 +3,7 @@ import net from 'node:net';
 import zlib from 'node:zlib';
 import request from 'supertest';
 import { createApiServer } from '../src/server';
-import { as, createHarness, createOrg, expectError, type Harness, type TestOrg } from './support/harness';
+import { as, createHarness, createOrg, expectError, type Harness, type TestOrg } from '@test-support/api-harness';
 
 let h: Harness;
 let org: TestOrg;

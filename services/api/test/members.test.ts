@@ -6,10 +6,11 @@ import { Client } from 'pg';
 import request from 'supertest';
 import { verify } from '@octokit/webhooks-methods';
 import type { Role } from '@worktrack/db';
-import { startReceiver, type Received } from '../../worker/test/support/receiver';
-import { startTestWorker } from '../../worker/test/support/worker-harness';
-import { addMember, as, createHarness, createOrg, expectError, keyWith, waitFor, type Harness, type TestOrg } from './support/harness';
-import { itEnforcesAccess } from './support/security';
+import { startReceiver, type Received } from '@test-support/receiver';
+import { startTestWorker } from '@test-support/worker-harness';
+import { addMember, as, createHarness, createOrg, expectError, keyWith, type Harness, type TestOrg } from '@test-support/api-harness';
+import { waitFor } from '@test-support/wait-for';
+import { itEnforcesAccess } from '@test-support/access-checks';
 
 const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 const WEEK_MS = 7 * 24 * 3600 * 1000;

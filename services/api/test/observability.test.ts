@@ -1,9 +1,10 @@
 import request from 'supertest';
 import { createLogger } from '@worktrack/config';
-import { captureLines } from '../../../test/support/logs';
-import { parsePrometheus, sampleValue } from '../../../test/support/prometheus';
-import { exitCode, freePort, runEntry, waitForHttp } from '../../../test/support/processes';
-import { as, createHarness, createOrg, waitFor, type Harness, type TestOrg } from './support/harness';
+import { captureLines } from '@test-support/logs';
+import { parsePrometheus, sampleValue } from '@test-support/prometheus';
+import { exitCode, freePort, runEntry, waitForHttp } from '@test-support/processes';
+import { as, createHarness, createOrg, type Harness, type TestOrg } from '@test-support/api-harness';
+import { waitFor } from '@test-support/wait-for';
 
 const log = captureLines();
 let h: Harness;

@@ -5,13 +5,13 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import type { Browser } from 'playwright-core';
 import { EVENT_TYPES } from '@worktrack/events';
-import { launchBrowser } from '../../../test/support/browser';
-import { repoRoot } from '../../../test/support/processes';
+import { launchBrowser } from '@test-support/browser';
+import { repoRoot } from '@test-support/processes';
 import { apiRoutes, publicRoutes } from '../src/routes';
 import type { Response } from 'supertest';
 import type { OpenApiDocument } from '../src/openapi/document';
-import { Conformance } from './support/conformance';
-import { as, client, createHarness, createOrg, type Harness } from './support/harness';
+import { Conformance } from '@test-support/openapi-conformance';
+import { as, client, createHarness, createOrg, type Harness } from '@test-support/api-harness';
 
 let h: Harness;
 interface DescribedOperation {

@@ -1,7 +1,7 @@
 import { Client } from 'pg';
 import request from 'supertest';
 import { toApiError } from '../src/http/errors';
-import { as, createHarness, createOrg, type Harness, type TestOrg } from './support/harness';
+import { as, createHarness, createOrg, type Harness, type TestOrg } from '@test-support/api-harness';
 
 let h: Harness;
 let org: TestOrg;

@@ -1,5 +1,6 @@
 import { newId } from '@worktrack/db';
-import { as, createHarness, createOrg, waitFor, type Harness, type TestOrg } from './support/harness';
+import { as, createHarness, createOrg, type Harness, type TestOrg } from '@test-support/api-harness';
+import { waitFor } from '@test-support/wait-for';
 
 let h: Harness;
 

@@ -1,5 +1,5 @@
-import { as, createHarness, createOrg, expectError, type Harness, type TestOrg } from './support/harness';
-import { itEnforcesAccess } from './support/security';
+import { as, createHarness, createOrg, expectError, type Harness, type TestOrg } from '@test-support/api-harness';
+import { itEnforcesAccess } from '@test-support/access-checks';
 
 let h: Harness;
 let org: TestOrg;

@@ -1,4 +1,4 @@
-import { as, createHarness, createOrg, expectError, type Harness } from './support/harness';
+import { as, createHarness, createOrg, expectError, type Harness } from '@test-support/api-harness';
 
 let h: Harness;
 

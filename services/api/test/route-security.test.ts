@@ -1,7 +1,7 @@
 import { newId } from '@worktrack/db';
 import { apiRoutes } from '../src/routes';
-import { addMember, as, createHarness, createOrg, type Harness, type TestOrg } from './support/harness';
-import { itEnforcesAccess } from './support/security';
+import { addMember, as, createHarness, createOrg, type Harness, type TestOrg } from '@test-support/api-harness';
+import { itEnforcesAccess } from '@test-support/access-checks';
 
 /*
  * The shared security suite over every authenticated route of the route table, so a route added

@@ -2,9 +2,10 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { createLogger, loadApiConfig, loadWorkerConfig } from '@worktrack/config';
 import { newId, resealWebhookSecrets, SecretBox, webhookSecretContext } from '@worktrack/db';
 import { startApi } from '../src/compose';
-import { exitCode, runEntry } from '../../../test/support/processes';
-import { csrfOf, signedIn } from './support/dashboard';
-import { addMember, as, createHarness, createOrg, waitFor, type Harness, type TestOrg } from './support/harness';
+import { exitCode, runEntry } from '@test-support/processes';
+import { csrfOf, signedIn } from '@test-support/dashboard-session';
+import { addMember, as, createHarness, createOrg, type Harness, type TestOrg } from '@test-support/api-harness';
+import { waitFor } from '@test-support/wait-for';
 
 /*
  * Webhook signing secrets at rest (docs/decisions.md#http-behaviour-and-secrets-at-rest): sealed with AES-256-GCM under SECRETS_KEY, so a

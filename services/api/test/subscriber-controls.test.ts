@@ -1,10 +1,11 @@
 import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import request from 'supertest';
-import { startTestWorker } from '../../worker/test/support/worker-harness';
-import { csrfOf, signedIn } from './support/dashboard';
-import { as, createHarness, createOrg, expectError, waitFor, type Harness, type TestOrg } from './support/harness';
-import { startScriptedReceiver, type ScriptedReceiver } from './support/scripted-receiver';
+import { startTestWorker } from '@test-support/worker-harness';
+import { csrfOf, signedIn } from '@test-support/dashboard-session';
+import { as, createHarness, createOrg, expectError, type Harness, type TestOrg } from '@test-support/api-harness';
+import { waitFor } from '@test-support/wait-for';
+import { startReceiver, type Receiver } from '@test-support/receiver';
 
 /*
  * Subscriber controls (docs/decisions.md#subscriber-controls) end to end: the shipped worker in-process
@@ -16,7 +17,7 @@ let h: Harness;
 let worker: { close(): Promise<void> };
 let org: TestOrg;
 let otherOrg: TestOrg;
-const receivers: ScriptedReceiver[] = [];
+const receivers: Receiver[] = [];
 
 beforeAll(async () => {
   const prefix = `wt-test-${randomUUID().slice(0, 8)}`;
@@ -33,8 +34,8 @@ afterAll(async () => {
 
 const ok = { status: 200, headers: { 'Content-Type': 'text/plain' }, body: 'ok' };
 
-async function receiver(): Promise<ScriptedReceiver> {
-  const started = await startScriptedReceiver(ok);
+async function receiver(): Promise<Receiver> {
+  const started = await startReceiver(ok);
   receivers.push(started);
   return started;
 }
@@ -54,12 +55,9 @@ async function newTask(projectId: string, fields: object = {}): Promise<string> 
 }
 
 /** What a receiver got, as `event resourceId` lines, once `expected` have all arrived. */
-async function receivedBy(target: ScriptedReceiver, expected: number): Promise<string[]> {
-  const got = await waitFor(async () => (target.received.length >= expected ? target.received : undefined));
-  return got.map(({ body }) => {
-    const parsed = JSON.parse(body) as { event: string; data: { id: string } };
-    return `${parsed.event} ${parsed.data.id}`;
-  });
+async function receivedBy(target: Receiver, expected: number): Promise<string[]> {
+  const got = await target.waitForCount(expected);
+  return got.map(({ json }) => `${json.event} ${json.data.id}`);
 }
 
 /** Waits until every event of the organization is fanned out: then every delivery it makes exists. */
@@ -226,12 +224,12 @@ describe('headers', () => {
 
   it('are sent with the first attempt, every retry and a redelivery, beside the service’s own', async () => {
     const target = await receiver();
-    target.answer = { status: 500 };
+    target.replyWith({ status: 500 });
     const { id, body } = await subscribe(target.url, { headers: { Authorization: token, 'X-Route': 'tasks' } }, ['task.created']);
     expect(body.headers).toEqual({ Authorization: `****${token.slice(-4)}`, 'X-Route': '****' });
     const task = await newTask(await newProject());
     await receivedBy(target, 2);
-    target.answer = ok;
+    target.replyWith(ok);
     const delivery = await waitFor(async () => {
       const [found] = (await as(h.app, org.liveKey).get(`/v1/webhooks/${id}/deliveries`)).body.data;
       return found?.status === 'succeeded' ? found : undefined;
@@ -247,7 +245,7 @@ describe('headers', () => {
         'x-service-delivery': delivery.id,
         'content-type': 'application/json',
       });
-      expect(JSON.parse(received.body).data.id).toBe(task);
+      expect(received.json.data.id).toBe(task);
     }
   });
 

@@ -1,6 +1,6 @@
 import { Prisma } from '@worktrack/db';
-import { addMember, as, createHarness, createOrg, type Harness, type TestOrg } from './support/harness';
-import { seedTasks } from './support/seed-tasks';
+import { addMember, as, createHarness, createOrg, type Harness, type TestOrg } from '@test-support/api-harness';
+import { seedTasks } from '@test-support/seed-tasks';
 
 let h: Harness;
 let org: TestOrg;

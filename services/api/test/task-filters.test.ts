@@ -1,10 +1,10 @@
 import fc from 'fast-check';
 import type { TaskRecord } from '@worktrack/events';
 import { toTaskRecord } from '../src/modules/tasks/task-record';
-import { addMember, as, createHarness, createOrg, expectError, type Harness, type TestOrg } from './support/harness';
-import { seedTasks } from './support/seed-tasks';
-import { filterQuery, inOrder, matchesFilters, SORT_FIELDS, type TaskFilters } from './support/list-reference';
-import { walk } from './support/walk';
+import { addMember, as, createHarness, createOrg, expectError, type Harness, type TestOrg } from '@test-support/api-harness';
+import { seedTasks } from '@test-support/seed-tasks';
+import { filterQuery, inOrder, matchesFilters, SORT_FIELDS, type TaskFilters } from '@test-support/list-reference';
+import { walk } from '@test-support/list-walk';
 
 let h: Harness;
 let org: TestOrg;

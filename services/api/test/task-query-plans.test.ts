@@ -2,9 +2,9 @@ import { pageSql, Prisma, TASK_SORT_KEYS, taskConditions, type Scope } from '@wo
 import type { Window } from '../src/http/pagination';
 import type { TaskSortField } from '../src/modules/tasks/task-order';
 import type { TaskFilters } from '../src/modules/tasks/task-schemas';
-import { addMember, as, createHarness, createOrg, type Harness } from './support/harness';
-import { seedTasks } from './support/seed-tasks';
-import { SORT_FIELDS } from './support/list-reference';
+import { addMember, as, createHarness, createOrg, type Harness } from '@test-support/api-harness';
+import { seedTasks } from '@test-support/seed-tasks';
+import { SORT_FIELDS } from '@test-support/list-reference';
 
 /**
  * The plans Postgres makes for GET /tasks: for every order and the documented filters, within a

@@ -1,4 +1,4 @@
-import { as, createHarness, createOrg, expectError, type Harness, type TestOrg } from './support/harness';
+import { as, createHarness, createOrg, expectError, type Harness, type TestOrg } from '@test-support/api-harness';
 
 /** docs/decisions.md#ids-and-timestamps: RFC 3339, a 4-digit year 0001-9999 (in UTC too), a real calendar date, a time zone. */
 const REFUSED = [

@@ -1,4 +1,4 @@
-import { as, createHarness, createOrg, expectError, type Harness, type TestOrg } from './support/harness';
+import { as, createHarness, createOrg, expectError, type Harness, type TestOrg } from '@test-support/api-harness';
 
 /*
  * A subscription's delivery caps (docs/decisions.md#fair-delivery): maxConcurrency and rateLimit, set on create and

@@ -1,6 +1,6 @@
 import { newId, type Prisma } from '@worktrack/db';
-import { addMember, as, createHarness, createOrg, expectError, type Harness, type TestOrg } from './support/harness';
-import { itEnforcesAccess, type SecuredRoute } from './support/security';
+import { addMember, as, createHarness, createOrg, expectError, type Harness, type TestOrg } from '@test-support/api-harness';
+import { itEnforcesAccess, type SecuredRoute } from '@test-support/access-checks';
 
 /*
  * The rules of POST /webhooks/{id}/recover and GET /webhooks/{id}/stats, read from the database:

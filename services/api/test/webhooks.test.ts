@@ -1,6 +1,6 @@
 import { newId, webhookSecretContext, type Prisma, type Webhook } from '@worktrack/db';
-import { addMember, as, createHarness, createOrg, expectError, keyWith, type Harness, type TestOrg } from './support/harness';
-import { itEnforcesAccess, type SecuredRoute } from './support/security';
+import { addMember, as, createHarness, createOrg, expectError, keyWith, type Harness, type TestOrg } from '@test-support/api-harness';
+import { itEnforcesAccess, type SecuredRoute } from '@test-support/access-checks';
 
 // No allowlist: the https and public-address rules apply in full. Public IP literals need no DNS.
 const HOOK_URL = 'https://93.184.215.14/hooks';

@@ -1,6 +1,7 @@
-import { as, createHarness, createOrg, waitFor, type Harness } from '../../api/test/support/harness';
-import { startReceiver } from './support/receiver';
-import { startTestWorker } from './support/worker-harness';
+import { as, createHarness, createOrg, type Harness } from '@test-support/api-harness';
+import { waitFor } from '@test-support/wait-for';
+import { startReceiver } from '@test-support/receiver';
+import { startTestWorker } from '@test-support/worker-harness';
 
 const CONCURRENCY = 2;
 const ANSWER_AFTER_MS = 150;

@@ -1,8 +1,9 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { idBoundaryAt, type IdKind } from '@worktrack/db';
-import { as, createHarness, createOrg, waitFor, type Harness, type TestOrg } from '../../api/test/support/harness';
-import { startReceiver } from './support/receiver';
-import { startTestWorker } from './support/worker-harness';
+import { as, createHarness, createOrg, type Harness, type TestOrg } from '@test-support/api-harness';
+import { waitFor } from '@test-support/wait-for';
+import { startReceiver } from '@test-support/receiver';
+import { startTestWorker } from '@test-support/worker-harness';
 
 /*
  * DELIVERY_RETENTION_DAYS: the shipped worker's sweep deletes the finished deliveries created before

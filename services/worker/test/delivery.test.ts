@@ -1,8 +1,9 @@
 import { verify as verifyGitHubStyle } from '@octokit/webhooks-methods';
 import { Webhook as StandardWebhook } from 'standardwebhooks';
-import { as, createHarness, createOrg, waitFor, type Harness, type TestOrg } from '../../api/test/support/harness';
-import { receiversClosedAfterEach, type Received } from './support/receiver';
-import { startTestWorker } from './support/worker-harness';
+import { as, createHarness, createOrg, type Harness, type TestOrg } from '@test-support/api-harness';
+import { waitFor } from '@test-support/wait-for';
+import { receiversClosedAfterEach, type Received } from '@test-support/receiver';
+import { startTestWorker } from '@test-support/worker-harness';
 
 let h: Harness;
 let worker: ReturnType<typeof startTestWorker>;
@@ -110,7 +111,7 @@ describe('webhook delivery', () => {
       responseTimeMs: expect.any(Number),
       error: expect.any(String),
       responseBody: 'ok',
-      responseHeaders: { 'content-type': 'text/plain' },
+      responseHeaders: { 'content-type': 'text/plain', 'content-length': '2' },
     });
 
     const listed = await as(h.app, org.liveKey).get(`/v1/webhooks/${webhookId}/deliveries?status=succeeded&event=project.created`);

@@ -1,8 +1,9 @@
-import { exitCode } from '../../../test/support/processes';
-import { createHarness, waitFor, type Harness } from '../../api/test/support/harness';
-import { receiversClosedAfterEach } from './support/receiver';
-import { createProjects, tenant } from './support/tenants';
-import { startWorkerProcess } from './support/worker-harness';
+import { exitCode } from '@test-support/processes';
+import { createHarness, type Harness } from '@test-support/api-harness';
+import { waitFor } from '@test-support/wait-for';
+import { receiversClosedAfterEach } from '@test-support/receiver';
+import { createProjects, tenant } from '@test-support/delivery-tenants';
+import { startWorkerProcess } from '@test-support/worker-harness';
 
 // docs/decisions.md#fair-delivery: a subscription's caps hold across every worker, and a killed worker's capped
 // attempts are taken over (docs/decisions.md#operations: within 10 s) without breaking them.

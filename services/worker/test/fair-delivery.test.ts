@@ -1,7 +1,8 @@
-import { createHarness, waitFor, type Harness } from '../../api/test/support/harness';
-import { receiversClosedAfterEach, type Behaviour } from './support/receiver';
-import { createProjects, createToReceiver, percentile, tenant } from './support/tenants';
-import { startTestWorker } from './support/worker-harness';
+import { createHarness, type Harness } from '@test-support/api-harness';
+import { waitFor } from '@test-support/wait-for';
+import { receiversClosedAfterEach, type Script } from '@test-support/receiver';
+import { createProjects, createToReceiver, percentile, tenant } from '@test-support/delivery-tenants';
+import { startTestWorker } from '@test-support/worker-harness';
 
 // docs/decisions.md#fair-delivery, measured black-box with the shipped concurrency, deadline and lease: one
 // organization's slow receiver never holds up another organization's deliveries.
@@ -25,7 +26,7 @@ function startWorker(env: NodeJS.ProcessEnv) {
 }
 
 describe('a noisy neighbour', () => {
-  it.each<[string, Behaviour]>([
+  it.each<[string, Script]>([
     ['answers after 4 s', () => ({ status: 200, delayMs: 4_000 })],
     ['never answers', () => 'hold'],
   ])(

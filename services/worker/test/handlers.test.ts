@@ -4,14 +4,15 @@ import { claimDueDeliveries, newId, releaseDeliveries, webhookSecretContext, typ
 import { createMetricsRegistry } from '@worktrack/metrics';
 import { createRedisConnection, JobScheduler, queueLayout } from '@worktrack/queue';
 import { verifyBodySignature, WebhookDeliverer } from '@worktrack/webhooks';
-import { as, createHarness, createOrg, waitFor, type Harness } from '../../api/test/support/harness';
+import { as, createHarness, createOrg, type Harness } from '@test-support/api-harness';
+import { waitFor } from '@test-support/wait-for';
 import type { WorkerDeps } from '../src/deps';
 import { DeliveryMetrics } from '../src/delivery-metrics';
 import { DeliveryScheduler } from '../src/delivery-scheduler';
 import { deliveryHandler, type MakeAttempt } from '../src/handlers/deliver-webhook';
 import { dispatchHandler, type DispatchEvent } from '../src/handlers/dispatch-event';
 import { sweep } from '../src/sweep';
-import { receiversClosedAfterEach } from './support/receiver';
+import { receiversClosedAfterEach } from '@test-support/receiver';
 
 // The handlers called directly, with no worker consuming the queues and no scheduler but the ones a
 // test starts, to show what each does on its own.

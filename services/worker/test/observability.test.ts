@@ -1,10 +1,11 @@
 import { createLogger, loadWorkerConfig } from '@worktrack/config';
-import { as, createHarness, createOrg, waitFor, type Harness } from '../../api/test/support/harness';
-import { captureLines } from '../../../test/support/logs';
-import { parsePrometheus, sampleValue } from '../../../test/support/prometheus';
+import { as, createHarness, createOrg, type Harness } from '@test-support/api-harness';
+import { waitFor } from '@test-support/wait-for';
+import { captureLines } from '@test-support/logs';
+import { parsePrometheus, sampleValue } from '@test-support/prometheus';
 import { startWorker, type RunningWorker } from '../src/compose';
-import { startReceiver } from './support/receiver';
-import { TEST_ENV } from './support/worker-harness';
+import { startReceiver } from '@test-support/receiver';
+import { TEST_ENV } from '@test-support/worker-harness';
 
 const log = captureLines();
 let h: Harness;

@@ -2,9 +2,9 @@ import { randomBytes } from 'node:crypto';
 import { verify as verifyGitHubStyle } from '@octokit/webhooks-methods';
 import { Webhook as StandardWebhook } from 'standardwebhooks';
 import { newId } from '@worktrack/db';
-import { as, createHarness, createOrg, type Harness, type TestOrg } from '../../api/test/support/harness';
-import { receiversClosedAfterEach, type Received } from './support/receiver';
-import { startTestWorker } from './support/worker-harness';
+import { as, createHarness, createOrg, type Harness, type TestOrg } from '@test-support/api-harness';
+import { receiversClosedAfterEach, type Received } from '@test-support/receiver';
+import { startTestWorker } from '@test-support/worker-harness';
 
 /*
  * docs/decisions.md#http-behaviour-and-secrets-at-rest from the worker's side: the table holds the signing secrets sealed under

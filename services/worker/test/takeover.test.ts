@@ -1,11 +1,9 @@
-import { once } from 'node:events';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { Client } from 'pg';
-import { as, createHarness, createOrg, waitFor, type Harness } from '../../api/test/support/harness';
-import { exitCode } from '../../../test/support/processes';
-import { startReceiver } from './support/receiver';
-import { startTestWorker, startWorkerProcess as startShippedWorkerProcess } from './support/worker-harness';
+import { as, createHarness, createOrg, type Harness } from '@test-support/api-harness';
+import { waitFor } from '@test-support/wait-for';
+import { exitCode } from '@test-support/processes';
+import { deferred, startReceiver } from '@test-support/receiver';
+import { startTestWorker, startWorkerProcess as startShippedWorkerProcess } from '@test-support/worker-harness';
 
 // docs/decisions.md#operations: a killed worker's work is taken over within 10 s, and a slow receiver (up to the
 // 5 s deadline) is never taken for a dead worker. Both run with the shipped lock, lease and deadline.
@@ -92,30 +90,12 @@ describe('a slow receiver', () => {
   }, 20_000);
 });
 
-/** A receiver whose first request waits for `answerFirst()`; the others get 200 at once. */
-async function startGatedReceiver() {
-  const received: { deliveryId: string; body: string }[] = [];
-  let answerFirst!: () => void;
-  const firstMayAnswer = new Promise<void>((resolve) => (answerFirst = resolve));
-  const server = http.createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', async () => {
-      const body = Buffer.concat(chunks).toString();
-      const n = received.push({ deliveryId: (JSON.parse(body) as { deliveryId: string }).deliveryId, body });
-      if (n === 1) await firstMayAnswer;
-      res.writeHead(200).end('ok');
-    });
-  });
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`, received, answerFirst, close: () => server.close() };
-}
-
 describe('a worker killed between a POST and the group write recording it', () => {
   it('has the attempt made again by another worker: a repeat, never a loss', async () => {
     const quick = { WEBHOOK_TIMEOUT_MS: '2000', WORKER_LOCK_DURATION_MS: '1000' };
-    const receiver = await startGatedReceiver();
+    // The first request waits for the gate; the others get 200 at once.
+    const firstMayAnswer = deferred();
+    const receiver = await startReceiver((n) => (n === 0 ? { until: firstMayAnswer.promise } : {}));
     const doomed = await startWorkerProcess(quick);
     const rowLock = new Client({ connectionString: process.env.DATABASE_URL });
     await rowLock.connect();
@@ -124,12 +104,12 @@ describe('a worker killed between a POST and the group write recording it', () =
       const { org, webhookId } = await subscribe(receiver.url);
       await as(h.app, org.liveKey).post('/v1/projects', { name: 'Repeated' }).expect(201);
       await waitFor(async () => (receiver.received.length === 1 ? true : undefined));
-      const { deliveryId } = receiver.received[0]!;
+      const { deliveryId } = receiver.received[0]!.json;
 
       // The receiver has the POST; its record is held back by a lock on the delivery's row.
       await rowLock.query('BEGIN');
       await rowLock.query('SELECT 1 FROM "Delivery" WHERE id = $1 FOR UPDATE', [deliveryId]);
-      receiver.answerFirst();
+      firstMayAnswer.resolve();
       // Its session waits on the row (pg_stat_activity may still show the claim, its previous statement).
       const blocked = await waitFor(async () => {
         const { rows } = await rowLock.query<{ pid: number }>(
@@ -154,7 +134,7 @@ describe('a worker killed between a POST and the group write recording it', () =
         },
         { timeoutMs: 15_000, intervalMs: 50 },
       );
-      expect(receiver.received.map((r) => r.deliveryId)).toEqual([deliveryId, deliveryId]);
+      expect(receiver.received.map((r) => r.json.deliveryId)).toEqual([deliveryId, deliveryId]);
       expect(receiver.received[1]!.body).toBe(receiver.received[0]!.body);
       expect(delivery!.attempts).toEqual([{ attemptNumber: 1, responseStatus: 200 }]);
     } finally {
@@ -162,7 +142,7 @@ describe('a worker killed between a POST and the group write recording it', () =
       survivor?.kill('SIGTERM');
       if (survivor) await exitCode(survivor);
       await rowLock.end();
-      receiver.close();
+      await receiver.close();
     }
   }, 30_000);
 });

@@ -1,8 +1,9 @@
-import { as, createHarness, createOrg, waitFor, type Harness } from '../../api/test/support/harness';
+import { as, createHarness, createOrg, type Harness } from '@test-support/api-harness';
+import { waitFor } from '@test-support/wait-for';
 import { spawn } from 'node:child_process';
-import { exitCode, freePort, repoRoot, waitForHttp } from '../../../test/support/processes';
-import { startReceiver } from './support/receiver';
-import { startWorkerProcess as startShippedWorkerProcess } from './support/worker-harness';
+import { exitCode, freePort, repoRoot, waitForHttp } from '@test-support/processes';
+import { startReceiver } from '@test-support/receiver';
+import { startWorkerProcess as startShippedWorkerProcess } from '@test-support/worker-harness';
 
 let h: Harness;
 

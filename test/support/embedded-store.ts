@@ -1,12 +1,10 @@
 import { mkdtemp, rm } from 'node:fs/promises';
-import { once } from 'node:events';
-import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { ListObjectsV2Command, type S3Client } from '@aws-sdk/client-s3';
-import { createObjectStore, startEmbeddedS3, type EmbeddedS3, type ObjectStore, type ObjectStoreOptions } from '../src';
-import { createS3Client } from '../src/s3-client';
+import { createObjectStore, startEmbeddedS3, type EmbeddedS3, type ObjectStore, type ObjectStoreOptions } from '../../packages/storage/src';
+import { createS3Client } from '../../packages/storage/src/s3-client';
 
 export const BUCKET = 'test-bucket';
 
@@ -51,16 +49,6 @@ export async function startTestStore(): Promise<TestStore> {
 export async function listKeys(client: S3Client, bucket = BUCKET): Promise<string[]> {
   const { Contents = [] } = await client.send(new ListObjectsV2Command({ Bucket: bucket }));
   return Contents.map(({ Key }) => Key ?? '');
-}
-
-/** A port nothing listens on. */
-export async function closedPort(): Promise<number> {
-  const server = createServer().listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address() as AddressInfo;
-  server.close();
-  await once(server, 'close');
-  return port;
 }
 
 /** Streams `bytes` in small chunks, the way a request body arrives. */

@@ -4,7 +4,7 @@ import net from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Client } from 'pg';
-import { exitCode, spawnLogged } from '../../support/processes';
+import { exitCode, spawnLogged } from './processes';
 
 /*
  * Debian's PostgreSQL, PgBouncer and HAProxy run as plain processes on loopback ports of the

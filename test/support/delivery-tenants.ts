@@ -1,4 +1,4 @@
-import { as, createOrg, type Harness, type TestOrg } from '../../../api/test/support/harness';
+import { as, createOrg, type Harness, type TestOrg } from './api-harness';
 import type { Received } from './receiver';
 
 /** A subscription to `project.created` at `url`, with the caps given set as the subscriber would. */

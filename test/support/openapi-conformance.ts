@@ -1,7 +1,7 @@
 import Ajv2020, { type ValidateFunction } from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
 import type { Response } from 'supertest';
-import type { OpenApiDocument } from '../../src/openapi/document';
+import type { OpenApiDocument } from '../../services/api/src/openapi/document';
 
 interface Operation {
   responses: Record<string, { content?: Record<string, { schema: object }>; headers?: Record<string, { $ref: string }> }>;

@@ -5,13 +5,13 @@ import request from 'supertest';
 import type { Express } from 'express';
 import { createLogger, loadApiConfig, type Logger } from '@worktrack/config';
 import { newId, unscopedData, type Db, type SqlPool, type Mode, type Plan, type Role } from '@worktrack/db';
-import { composeApi } from '../../src/compose';
-import { KEY_CACHE_LIFETIME_MS } from '../../src/http/key-cache';
-import type { OpenApiDocument } from '../../src/openapi/document';
-import { Conformance } from './conformance';
-import type { AppDeps } from '../../src/deps';
-import { issueApiKey } from '../../src/modules/api-keys/issue-api-key';
-import { bootstrapOrganization, type BootstrapResult } from '../../src/modules/organizations/bootstrap-organization';
+import { composeApi } from '../../services/api/src/compose';
+import { KEY_CACHE_LIFETIME_MS } from '../../services/api/src/http/key-cache';
+import type { OpenApiDocument } from '../../services/api/src/openapi/document';
+import { Conformance } from './openapi-conformance';
+import type { AppDeps } from '../../services/api/src/deps';
+import { issueApiKey } from '../../services/api/src/modules/api-keys/issue-api-key';
+import { bootstrapOrganization, type BootstrapResult } from '../../services/api/src/modules/organizations/bootstrap-organization';
 
 export interface Harness {
   app: Express;
@@ -127,15 +127,4 @@ export function expectError(res: request.Response, status: number, code: string,
   });
   expect(typeof res.body.error.message).toBe('string');
   expect(typeof res.body.error.type).toBe('string');
-}
-
-/** Polls until the check returns a value other than undefined, or fails after the timeout. */
-export async function waitFor<T>(check: () => Promise<T | undefined>, { timeoutMs = 10_000, intervalMs = 20 } = {}): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`waitFor: condition not met within ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, intervalMs));
-  }
 }

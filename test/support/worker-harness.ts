@@ -1,8 +1,8 @@
 import os from 'node:os';
 import path from 'node:path';
 import { createLogger, loadWorkerConfig } from '@worktrack/config';
-import { freePort, runEntry, waitForHttp } from '../../../../test/support/processes';
-import { startWorker } from '../../src/compose';
+import { freePort, runEntry, waitForHttp } from './processes';
+import { startWorker } from '../../services/worker/src/compose';
 
 /** Test-sized settings: quick retries and sweep, loopback receivers allowed, a health port of its own. */
 export const TEST_ENV: NodeJS.ProcessEnv = {

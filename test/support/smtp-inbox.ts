@@ -1,7 +1,7 @@
 import type { AddressInfo } from 'node:net';
 import { simpleParser } from 'mailparser';
 import { SMTPServer } from 'smtp-server';
-import { waitFor } from './harness';
+import { waitFor } from './wait-for';
 
 export interface ReceivedMail {
   to: string[];

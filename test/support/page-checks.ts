@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Page } from 'playwright-core';
-import { repoRoot } from '../../../../test/support/processes';
+import { repoRoot } from './processes';
 
 export const ARTIFACTS = path.join(repoRoot, 'test-artifacts', 'dashboard');
 const SCRIPT_BUDGET_BYTES = 200 * 1024;

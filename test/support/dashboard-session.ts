@@ -1,6 +1,6 @@
 import request from 'supertest';
-import type { Harness } from './harness';
-import { issueDashboardLink } from '../../src/modules/dashboard-links/issue-dashboard-link';
+import type { Harness } from './api-harness';
+import { issueDashboardLink } from '../../services/api/src/modules/dashboard-links/issue-dashboard-link';
 
 /** The path and query of a sign-in link, to open against the app in-process. */
 export const pathOf = (url: string) => {

@@ -1,5 +1,5 @@
 import type { Express } from 'express';
-import { as } from './harness';
+import { as } from './api-harness';
 
 /**
  * Reads a whole list page by page, following `pagination.nextCursor` to its end, and checks on the

@@ -1,6 +1,6 @@
-import { effectivePermissions, type Permission } from '../../src/http/permissions';
-import type { Harness, TestOrg } from './harness';
-import { as, client, createOrg, expectError, keyWith } from './harness';
+import { effectivePermissions, type Permission } from '../../services/api/src/http/permissions';
+import type { Harness, TestOrg } from './api-harness';
+import { as, client, createOrg, expectError, keyWith } from './api-harness';
 
 export interface SecuredRoute {
   method: 'get' | 'post' | 'patch' | 'delete';
