@@ -2,14 +2,20 @@
 -- the settings, the organizations locked, the deliveries leased, COMMIT) and no worker's slots wait
 -- for a busy event loop between them. Its two statements are those of before: each statement of a
 -- VOLATILE function takes a fresh snapshot, so the second reads the counts as the organizations'
--- last claims left them, once the first holds their locks. A third says whether any are still due.
--- Its settings hold while it runs and its plans are kept per connection, as with the statements
--- prepared before.
+-- last claims left them, once the first holds their locks. Its settings hold while it runs and its
+-- plans are kept per connection, as with the statements prepared before.
+--
+-- Each row also says whether deliveries of these organizations are still due, held back by a cap, a
+-- rate limit or the claim's limit (a candidate not taken, or a subscription whose read of its due
+-- deliveries was cut at its limit), and a claim that takes nothing returns one row with no delivery
+-- saying so. The worker then claims again as each of its attempts ends (one may have freed a slot
+-- under a cap); otherwise it waits for a fan-out, a delivery job or its poll, rather than claim in
+-- vain after every attempt.
 CREATE FUNCTION "Delivery_claim"("limit" int, "claimMs" int)
   RETURNS TABLE (
     id text, "eventType" text, body text, test boolean, "attemptsBeforeRecovery" int, "attemptCount" int, "webhookId" text,
     url text, secret text, "previousSecret" text, "previousSecretExpiresAt" timestamptz, "headersSealed" text,
-    "eventCreatedAt" timestamptz, "leasedUntil" timestamptz
+    "eventCreatedAt" timestamptz, "leasedUntil" timestamptz, "moreDue" boolean
   )
   LANGUAGE plpgsql VOLATILE
   -- Through the indexes whatever the statistics say (planned while the deliveries were few, a
@@ -24,6 +30,7 @@ AS $$
 #variable_conflict use_column
 DECLARE
   organizations text[];
+  leased_rows int;
 BEGIN
   -- The organizations with a delivery due and unleased that may be sent now (its subscription
   -- active and not paused, or a test delivery). The subscriptions with pending deliveries are
@@ -130,27 +137,17 @@ BEGIN
       WHERE w.id = charging.id
     )
     SELECT c.id, c."eventType", c.body, c.test, c."attemptsBeforeRecovery", c."attemptCount", c."webhookId", w.url, w.secret,
-      w."previousSecret", w."previousSecretExpiresAt", w."headersSealed", e."createdAt" AS "eventCreatedAt", c."lockedUntil" AS "leasedUntil"
+      w."previousSecret", w."previousSecretExpiresAt", w."headersSealed", e."createdAt" AS "eventCreatedAt", c."lockedUntil" AS "leasedUntil",
+      EXISTS (SELECT 1 FROM candidates left_due WHERE NOT EXISTS (SELECT 1 FROM claimed k WHERE k.id = left_due.id) OR left_due.n = LEAST(left_due.cap, "limit")) AS "moreDue"
     FROM claimed c
     JOIN "Webhook" w ON w.id = c."webhookId"
     LEFT JOIN "OutboxEvent" e ON e.id = c."eventId"
     ORDER BY c.turn;
 
-  -- Whether deliveries of these organizations are still due, held back by a cap, a rate limit or the
-  -- claim's limit: a last row with no delivery says so, and the worker then claims again as each of
-  -- its attempts ends (one may have freed a slot under a cap). Otherwise it waits for a fan-out, a
-  -- delivery job or its poll, rather than claim in vain after every attempt.
-  IF EXISTS (
-    SELECT 1 FROM "Webhook" w CROSS JOIN LATERAL (
-      SELECT 1 FROM "Delivery" d
-      WHERE d.status = 'pending' AND d."webhookId" = w.id AND d."nextAttemptAt" <= now()
-        AND (d."lockedUntil" IS NULL OR d."lockedUntil" < now())
-        AND (d.test OR (w.status = 'active' AND (w."pausedUntil" IS NULL OR w."pausedUntil" <= now())))
-      ORDER BY d."nextAttemptAt"
-      LIMIT 1
-    ) due
-    WHERE w."organizationId" = ANY (organizations)
-  ) THEN
+  -- The organizations were locked for their due deliveries: if none was taken, they are still due.
+  GET DIAGNOSTICS leased_rows = ROW_COUNT;
+  IF leased_rows = 0 THEN
+    "moreDue" := true;
     RETURN NEXT;
   END IF;
 END $$;

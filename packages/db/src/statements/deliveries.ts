@@ -25,8 +25,8 @@ export interface ClaimedDelivery {
 
 // The claim is one function (`"Delivery_claim"`, prisma/migrations/20261126130000_claim_in_one_round_trip),
 // so that it costs one round trip: its first statement locks the organizations with deliveries due,
-// its second, with a fresh snapshot, leases their deliveries under the caps, and a last row with no
-// delivery (every column null) says that some are still due.
+// its second, with a fresh snapshot, leases their deliveries under the caps. Each row says whether
+// some are still due; a claim that takes nothing says it in a row with no delivery.
 const CLAIM = { name: 'deliveries.claim', text: 'SELECT * FROM "Delivery_claim"($1, $2)' };
 
 export interface Claim {
@@ -45,9 +45,10 @@ export interface Claim {
  * delivery due again.
  */
 export async function claimDueDeliveries(pool: SqlPool, limit: number, claimMs: number): Promise<Claim> {
-  const { rows } = await pool.query<ClaimedDelivery | { id: null }>({ ...CLAIM, values: [limit, claimMs] });
-  const moreDue = rows.at(-1)?.id === null;
-  return { deliveries: (moreDue ? rows.slice(0, -1) : rows) as ClaimedDelivery[], moreDue };
+  const { rows } = await pool.query<(ClaimedDelivery | { id: null }) & { moreDue: boolean }>({ ...CLAIM, values: [limit, claimMs] });
+  const deliveries: ClaimedDelivery[] = [];
+  for (const { moreDue: _, ...row } of rows) if (row.id !== null) deliveries.push(row as ClaimedDelivery);
+  return { deliveries, moreDue: rows.some((row) => row.moreDue) };
 }
 
 // Ends leases that were never used for an attempt (the worker is closing, or a claimed delivery waited
