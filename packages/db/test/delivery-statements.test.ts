@@ -5,6 +5,7 @@ import {
   fanOutEvents,
   newId,
   recordAttempts,
+  tenantData,
   undispatchedEvents,
   type AttemptRecord,
   type ClaimedDelivery,
@@ -166,7 +167,9 @@ describe('fanOutEvents', () => {
     );
     expect(found.flatMap((e) => e.webhookIds)).not.toContain(tasksOnly.id);
 
-    const deliveries = found.flatMap((e) => e.webhookIds.map((webhookId) => ({ id: newId('delivery'), eventId: e.id, webhookId, body: `{"e":"${e.id}"}` })));
+    const deliveries = found.flatMap((e) =>
+      e.webhookIds.map((webhookId) => ({ id: newId('delivery'), eventId: e.id, webhookId, eventType: e.type, body: `{"e":"${e.id}"}` })),
+    );
     const again = deliveries.map((d) => ({ ...d, id: newId('delivery') }));
     const [inserted, raced] = await Promise.all([
       fanOutEvents(database.pool, [first.id, second.id], deliveries),
@@ -177,14 +180,16 @@ describe('fanOutEvents', () => {
     expect([...inserted, ...raced].sort()).toEqual([first.id, first.id, second.id, second.id].sort());
     expect(await database.db.delivery.count({ where: { eventId: { in: [first.id, second.id] } } })).toBe(4);
     expect(await undispatchedEvents(database.pool, [first.id, second.id])).toEqual([]);
-    expect(await fanOutEvents(database.pool, [first.id], [{ id: newId('delivery'), eventId: first.id, webhookId: all.id, body: '{}' }])).toEqual([]);
+    expect(
+      await fanOutEvents(database.pool, [first.id], [{ id: newId('delivery'), eventId: first.id, webhookId: all.id, eventType: first.type, body: '{}' }]),
+    ).toEqual([]);
   });
 
   it('inserts each delivery due at once and unleased, with its stored body, for the next claim to take', async () => {
     const org = await newOrg();
     const [one, two] = [await subscription(org), await subscription(org)];
     const created = await event(org, 'task.created');
-    const asked = [one, two].map((w) => ({ id: newId('delivery'), eventId: created.id, webhookId: w.id, body: `{"to":"${w.id}"}` }));
+    const asked = [one, two].map((w) => ({ id: newId('delivery'), eventId: created.id, webhookId: w.id, eventType: created.type, body: `{"to":"${w.id}"}` }));
     const before = Date.now();
 
     expect(await fanOutEvents(database.pool, [created.id], asked)).toEqual([created.id, created.id]);
@@ -230,7 +235,7 @@ describe('fanOutEvents', () => {
     const inserted = await fanOutEvents(
       database.pool,
       [created.id],
-      found!.webhookIds.map((webhookId) => ({ id: newId('delivery'), eventId: created.id, webhookId, body: '{}' })),
+      found!.webhookIds.map((webhookId) => ({ id: newId('delivery'), eventId: created.id, webhookId, eventType: created.type, body: '{}' })),
     );
 
     expect(inserted).toEqual([created.id, created.id]);
@@ -241,6 +246,32 @@ describe('fanOutEvents', () => {
     expect(claimed.map((d) => d.webhookId)).toEqual([kept.id]);
     await database.db.webhook.update({ where: { id: disabled.id }, data: { status: 'active', disabledReason: null, disabledAt: null } });
     expect((await claim()).map((d) => d.webhookId)).toEqual([disabled.id]);
+  });
+});
+
+describe("a tenant's deliveries inserted (recoveries, test sends)", () => {
+  it("go to its own subscriptions only, due at once, and an event's once per subscription", async () => {
+    const [org, other] = [await newOrg(), await newOrg()];
+    const [own, foreign] = [await subscription(org), await subscription(other)];
+    const past = await event(org, 'task.created');
+    await fanOutEvents(database.pool, [past.id], []);
+    const data = tenantData(database, { organizationId: org.organization.id, mode: 'live' }, { onCommitted: () => undefined });
+    const row = (eventId: string | null) => ({ id: newId('delivery'), eventId, eventType: 'task.created', body: '{}', test: eventId === null });
+
+    // An event dispatched long ago is not dispatched again: its recovered delivery goes in all the same.
+    const recovered = row(past.id);
+    expect(await data.deliveries.insert(own.id, [recovered, row(null)])).toHaveLength(2);
+    expect(await data.deliveries.insert(own.id, [row(past.id)])).toEqual([]);
+    expect(await data.deliveries.insert(foreign.id, [row(null)])).toEqual([]);
+
+    expect(await database.db.delivery.findUniqueOrThrow({ where: { id: recovered.id } })).toMatchObject({
+      organizationId: org.organization.id,
+      mode: 'live',
+      webhookId: own.id,
+      status: 'pending',
+      lockedUntil: null,
+    });
+    expect(await database.db.delivery.count({ where: { webhookId: foreign.id } })).toBe(0);
   });
 });
 
@@ -735,7 +766,7 @@ describe('the batch statements', () => {
       await undispatchedEvents(generic, ['evt_none']);
       await fanOutEvents(generic, ['evt_none'], []);
       const plans = await Promise.all(
-        [`"deliveries.record"('[]')`, `"outbox-events.undispatched"('{evt_none}')`, `"outbox-events.fan-out"('{evt_none}', '[]')`].map(async (call) =>
+        [`"deliveries.record"('[]')`, `"outbox-events.undispatched"('{evt_none}')`, `"deliveries.insert"('{evt_none}', '[]', NULL, NULL)`].map(async (call) =>
           (await generic.query<{ 'QUERY PLAN': string }>(`EXPLAIN EXECUTE ${call}`)).rows.map((row) => row['QUERY PLAN']).join('\n'),
         ),
       );

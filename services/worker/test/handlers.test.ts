@@ -142,13 +142,13 @@ describe('dispatch-event', () => {
     expect(await dispatchEvent({ eventIds })).toBe(3);
     const names = statements();
     expect(names.filter((name) => name === 'outbox-events.undispatched')).toHaveLength(1);
-    expect(names.filter((name) => name === 'outbox-events.fan-out')).toHaveLength(1);
+    expect(names.filter((name) => name === 'deliveries.insert')).toHaveLength(1);
     expect(fannedOut).toHaveBeenCalledTimes(1);
     expect(await h.db.delivery.count({ where: { eventId: { in: eventIds } } })).toBe(3);
 
     statements = statementsRun();
     expect(await dispatchEvent({ eventIds })).toBe(0);
-    expect(statements()).not.toContain('outbox-events.fan-out');
+    expect(statements()).not.toContain('deliveries.insert');
     expect(fannedOut).toHaveBeenCalledTimes(1);
     expect(receiver.received).toHaveLength(0);
   });
@@ -168,7 +168,7 @@ describe('dispatch-event', () => {
     const [made, refused] = await Promise.all([subscribedEvent('http://127.0.0.1:9/never'), subscribedEvent('http://127.0.0.1:9/never')]);
     const query = deps.sql.query.bind(deps.sql);
     const failing = jest.spyOn(deps.sql, 'query').mockImplementation(((config: { name?: string; values?: unknown[] }, ...rest: unknown[]) => {
-      const ids = config.name === 'outbox-events.fan-out' ? (config.values![0] as string[]) : [];
+      const ids = config.name === 'deliveries.insert' ? (config.values![0] as string[]) : [];
       if (ids.includes(refused!.eventId)) return Promise.reject(new Error('fan-out refused'));
       return (query as (...args: unknown[]) => unknown)(config, ...rest);
     }) as typeof deps.sql.query);

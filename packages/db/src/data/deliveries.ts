@@ -1,16 +1,8 @@
 import type { Prisma } from '../generated/prisma/client';
 import type { DeliveryStatus } from '../generated/prisma/enums';
-import type { Conn, TenantConn } from './connection';
+import { insertTenantDeliveries, type DeliveryRow } from '../statements/delivery-rows';
+import type { TenantConn } from './connection';
 import { prismaWindow, type PageWindow } from './listing';
-
-/** A delivery row to insert: its own id, its event (none for a test send), its serialized body. */
-export interface DeliveryToInsert {
-  id: string;
-  eventId: string | null;
-  eventType: string;
-  body: string;
-  test?: boolean;
-}
 
 /** An event a subscription has no delivery of. */
 export interface MissedEvent {
@@ -21,21 +13,6 @@ export interface MissedEvent {
 }
 
 const notLeased = () => ({ OR: [{ lockedUntil: null }, { lockedUntil: { lt: new Date() } }] });
-
-/**
- * The one insert of delivery rows made outside the fan-out (recoveries, test sends), due at once for
- * the workers' claims: a fan-out racing it for the same event makes nothing twice.
- */
-async function insertDeliveries(conn: Conn, scope: TenantConn['scope'], webhookId: string, rows: DeliveryToInsert[]): Promise<string[]> {
-  if (rows.length === 0) return [];
-  const inserted = await conn.$queryRaw<{ id: string }[]>`
-    INSERT INTO "Delivery" (id, "organizationId", mode, "webhookId", "eventId", "eventType", body, test, "nextAttemptAt", "createdAt", "updatedAt")
-    SELECT d.id, ${scope.organizationId}, ${scope.mode}::"Mode", ${webhookId}, d."eventId", d."eventType", d.body, coalesce(d.test, false), now(), now(), now()
-    FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) AS d(id text, "eventId" text, "eventType" text, body text, test boolean)
-    ON CONFLICT DO NOTHING
-    RETURNING id`;
-  return inserted.map((row) => row.id);
-}
 
 export interface DeliveryLogFilters {
   status?: DeliveryStatus | undefined;
@@ -76,7 +53,15 @@ export function deliveries({ conn, scope }: TenantConn) {
     /** A delivery of the subscription, with its last attempt. */
     find: (webhookId: string, id: string) => conn.delivery.findFirst({ where: { id, webhookId, ...scope }, include: lastAttempt }),
     attempts: (id: string) => conn.deliveryAttempt.findMany({ where: { delivery: { id, ...scope } }, orderBy: { attemptNumber: 'asc' } }),
-    insert: (webhookId: string, rows: DeliveryToInsert[]) => insertDeliveries(conn, scope, webhookId, rows),
+    /** Deliveries of the subscription due at once (recoveries, test sends); the ids inserted. */
+    insert: async (webhookId: string, rows: Omit<DeliveryRow, 'webhookId'>[]) =>
+      (
+        await insertTenantDeliveries(
+          conn,
+          scope,
+          rows.map((row) => ({ ...row, webhookId })),
+        )
+      ).map((row) => row.id),
     /** A subscription's delivery log, filtered, newest first, each with its last attempt. */
     list: (webhookId: string, filters: DeliveryLogFilters) => {
       const where = { ...deliveryLogWhere(webhookId, filters), ...scope };

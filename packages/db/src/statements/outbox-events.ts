@@ -1,4 +1,5 @@
 import type { SqlPool } from '../client';
+import { insertFannedOutDeliveries, type DeliveryRow } from './delivery-rows';
 import type { Mode } from '../generated/prisma/enums';
 
 export interface EventToDispatch {
@@ -35,39 +36,10 @@ export async function undispatchedEvents(pool: SqlPool, eventIds: string[]): Pro
   return rows;
 }
 
-/** A delivery to insert for an event: its own id, its subscription, its serialized body. */
-export interface NewDelivery {
-  id: string;
-  eventId: string;
-  webhookId: string;
-  body: string;
-}
-
-// Marking the events dispatched and inserting their deliveries is one statement, and a delivery is
-// inserted only for an event this very statement marked: an event never fans out twice. Each is due
-// at once; the fair claim (claimDueDeliveries) decides when it is sent.
-const FAN_OUT = {
-  name: 'outbox-events.fan-out',
-  text: `
-    WITH marked AS (
-      UPDATE "OutboxEvent" SET "dispatchedAt" = now()
-      WHERE id = ANY ($1::text[]) AND ("dispatchedAt" IS NULL) IS TRUE
-      RETURNING id, "organizationId", mode, type
-    )
-    INSERT INTO "Delivery" (id, "organizationId", mode, "webhookId", "eventId", "eventType", body, "nextAttemptAt", "createdAt", "updatedAt")
-    SELECT d.id, marked."organizationId", marked.mode, d."webhookId", marked.id, marked.type, d.body, now(), now(), now()
-    FROM jsonb_to_recordset($2::jsonb) AS d(id text, "eventId" text, "webhookId" text, body text)
-    JOIN marked ON marked.id = d."eventId"
-    JOIN "Webhook" w ON w.id = d."webhookId"
-    ON CONFLICT DO NOTHING
-    RETURNING "eventId"`,
-};
-
 /**
  * Marks the events dispatched and inserts the deliveries of those it marked (an event already marked
- * by another dispatcher gets none). Resolves with the event id of each delivery inserted.
+ * by another dispatcher gets none), in one statement. Resolves with the event id of each delivery inserted.
  */
-export async function fanOutEvents(pool: SqlPool, eventIds: string[], deliveries: NewDelivery[]): Promise<string[]> {
-  const { rows } = await pool.query<{ eventId: string }>({ ...FAN_OUT, values: [[...eventIds].sort(), JSON.stringify(deliveries)] });
-  return rows.map((row) => row.eventId);
+export async function fanOutEvents(pool: SqlPool, eventIds: string[], deliveries: DeliveryRow[]): Promise<string[]> {
+  return (await insertFannedOutDeliveries(pool, eventIds, deliveries)).map((row) => row.eventId!);
 }

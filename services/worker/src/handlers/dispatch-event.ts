@@ -1,4 +1,4 @@
-import { fanOutEvents, newId, undispatchedEvents, type NewDelivery } from '@worktrack/db';
+import { fanOutEvents, newId, undispatchedEvents, type DeliveryRow } from '@worktrack/db';
 import { buildDeliveryBody } from '@worktrack/events';
 import type { DispatchEventPayload } from '@worktrack/queue';
 import type { WorkerDeps } from '../deps';
@@ -19,7 +19,7 @@ export type DispatchEvent = (payload: DispatchEventPayload) => Promise<number>;
 export function dispatchHandler(deps: Pick<WorkerDeps, 'sql'>, onFannedOut: () => void): DispatchEvent {
   const fanOuts = new GroupCommit<string, number>(async (eventIds) => {
     const events = await undispatchedEvents(deps.sql, eventIds);
-    const deliveries: NewDelivery[] = [];
+    const deliveries: DeliveryRow[] = [];
     for (const event of events) {
       for (const webhookId of event.webhookIds) {
         const id = newId('delivery');
@@ -31,7 +31,7 @@ export function dispatchHandler(deps: Pick<WorkerDeps, 'sql'>, onFannedOut: () =
           data: event.data,
           organization: { id: event.organizationId, name: event.organizationName },
         });
-        deliveries.push({ id, eventId: event.id, webhookId, body });
+        deliveries.push({ id, eventId: event.id, webhookId, eventType: event.type, body });
       }
     }
     // Events without a subscription left are marked dispatched all the same.
