@@ -1,5 +1,5 @@
 export { createDatabase, createDb, queryOnPool, type Database, type DatabaseOptions, type DatabasePooler, type Db, type SqlPool, type Tx } from './client';
-export { tenantData, type TenantData, type TenantTx } from './data/tenant';
+export { tenantData, tenantHandles, type TenantData, type TenantTx } from './data/tenant';
 export { unscopedData, type UnscopedData, type UnscopedTx } from './data/unscoped';
 export type { LockableTable } from './data/connection';
 export { pageSql, type PageWindow, type RowSource } from './data/listing';

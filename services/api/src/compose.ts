@@ -2,7 +2,7 @@ import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import type { ApiConfig, Logger } from '@worktrack/config';
 import type { Express } from 'express';
-import { createDatabase, resealWebhookSecrets, SecretBox, tenantData, unscopedData, type Database, type Db } from '@worktrack/db';
+import { createDatabase, resealWebhookSecrets, SecretBox, tenantHandles, unscopedData, type Database, type Db } from '@worktrack/db';
 import { createMailer } from '@worktrack/mail';
 import { createMetricsRegistry, registerBacklogGauges } from '@worktrack/metrics';
 import { createRedisConnection, EventPublisher, JobScheduler, queueLayout } from '@worktrack/queue';
@@ -61,7 +61,7 @@ export function composeApi(
 
   const deps: AppDeps = {
     config,
-    data: (scope) => tenantData(database, scope, { onCommitted: (eventIds) => publisher.publish(scope.organizationId, eventIds) }),
+    data: tenantHandles(database, ({ organizationId }) => ({ onCommitted: (eventIds) => publisher.publish(organizationId, eventIds) })),
     unscoped,
     redis,
     jobs,

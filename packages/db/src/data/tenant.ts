@@ -105,3 +105,24 @@ export function tenantData(database: Pick<Database, 'db' | 'pool'>, { organizati
     },
   });
 }
+
+/** Tenants whose handles are kept; past it they are all dropped and made again as used. */
+const HANDLES_KEPT = 10_000;
+
+/**
+ * `tenantData` for every tenant, each handle made once and kept: a handle holds nothing of a request,
+ * only its tenant's bound table modules, and making one per request cost a busy API's allocations.
+ */
+export function tenantHandles(database: Pick<Database, 'db' | 'pool'>, hooksOf: (scope: Scope) => CommitHooks): (scope: Scope) => TenantData {
+  const handles = new Map<string, TenantData>();
+  return (scope) => {
+    const key = `${scope.organizationId} ${scope.mode}`;
+    let handle = handles.get(key);
+    if (!handle) {
+      if (handles.size >= HANDLES_KEPT) handles.clear();
+      handle = tenantData(database, scope, hooksOf(scope));
+      handles.set(key, handle);
+    }
+    return handle;
+  };
+}
