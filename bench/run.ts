@@ -19,7 +19,7 @@ import { createDb, unscopedData } from '@worktrack/db';
 import { bootstrapOrganization } from '../services/api/src/modules/organizations/bootstrap-organization';
 import { benchHttpPaths } from './http-paths';
 import { listeningPid, measureCpu } from './proc-cpu';
-import { benchNoisyNeighbour } from './noisy-neighbour';
+import { benchNoisyNeighbour, type NoisyNeighbourBench } from './noisy-neighbour';
 import { benchSubscriberFilters } from './subscriber-filters';
 import { benchWebhooks } from './webhook-paths';
 import { redisServerPorts } from './queue-settings';
@@ -94,30 +94,24 @@ async function main() {
       serverCpu: process.env.BENCH_SERVER_CPU === undefined ? undefined : Number(process.env.BENCH_SERVER_CPU),
     });
   }
+  // What the noisy-neighbour and subscriber-control tables share: the worker measured, its queues, fresh organizations.
+  const deliveryBench: NoisyNeighbourBench = {
+    base,
+    seconds,
+    events,
+    workerPid,
+    queues: api,
+    pg,
+    organization: (name) => organization(api.databaseUrl, name),
+    cpu,
+  };
   if (paths.has('noisy')) {
     await analyze();
-    await benchNoisyNeighbour({
-      base,
-      seconds,
-      events,
-      workerPid,
-      queues: api,
-      pg,
-      organization: (name) => organization(api.databaseUrl, name),
-      cpu,
-    });
+    await benchNoisyNeighbour(deliveryBench);
   }
   if (paths.has('filters')) {
     await analyze();
-    await benchSubscriberFilters({
-      base,
-      events,
-      workerPid,
-      queues: api,
-      pg,
-      organization: (name) => organization(api.databaseUrl, name),
-      cpu,
-    });
+    await benchSubscriberFilters(deliveryBench);
   }
   await pg.end();
 }
