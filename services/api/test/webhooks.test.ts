@@ -7,6 +7,20 @@ const HOOK_URL = 'https://93.184.215.14/hooks';
 const OTHER_URL = 'https://1.1.1.1/other';
 const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 const DAY_MS = 24 * 3600 * 1000;
+/** What a webhook created with only its url, events and description shows: active, no delivery controls set. */
+const AS_CREATED = {
+  status: 'active',
+  disabledReason: null,
+  disabledAt: null,
+  maxConcurrency: 10,
+  rateLimit: null,
+  pausedUntil: null,
+  projectIds: null,
+  filter: null,
+  headers: null,
+  createdAt: expect.stringMatching(ISO),
+  updatedAt: expect.stringMatching(ISO),
+};
 
 let h: Harness;
 let org: TestOrg;
@@ -111,17 +125,7 @@ describe('POST /v1/webhooks', () => {
       url: HOOK_URL,
       events: ['task.created', 'project.deleted'],
       description: 'CI hook',
-      status: 'active',
-      disabledReason: null,
-      disabledAt: null,
-      maxConcurrency: 10,
-      rateLimit: null,
-      pausedUntil: null,
-      projectIds: null,
-      filter: null,
-      headers: null,
-      createdAt: expect.stringMatching(ISO),
-      updatedAt: expect.stringMatching(ISO),
+      ...AS_CREATED,
     });
     const stored = await h.db.webhook.findUniqueOrThrow({ where: { id: res.body.id } });
     expect(stored).toMatchObject({ organizationId: owner.organization.id, mode: 'live' });
@@ -296,17 +300,7 @@ describe('GET /v1/webhooks/{id}', () => {
       url: HOOK_URL,
       events: ['task.created'],
       description: null,
-      status: 'active',
-      disabledReason: null,
-      disabledAt: null,
-      maxConcurrency: 10,
-      rateLimit: null,
-      pausedUntil: null,
-      projectIds: null,
-      filter: null,
-      headers: null,
-      createdAt: expect.stringMatching(ISO),
-      updatedAt: expect.stringMatching(ISO),
+      ...AS_CREATED,
     });
   });
 
