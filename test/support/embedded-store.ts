@@ -46,6 +46,11 @@ export async function startTestStore(): Promise<TestStore> {
   };
 }
 
+/** The services' settings for `store`, as environment variables; `endpoint` points them elsewhere (say, where nobody listens). */
+export function storeEnv(store: TestStore, endpoint = store.s3.endpoint): NodeJS.ProcessEnv {
+  return { S3_ENDPOINT: endpoint, S3_ACCESS_KEY_ID: store.s3.accessKeyId, S3_SECRET_ACCESS_KEY: store.s3.secretAccessKey, S3_BUCKET: BUCKET };
+}
+
 export async function listKeys(client: S3Client, bucket = BUCKET): Promise<string[]> {
   const { Contents = [] } = await client.send(new ListObjectsV2Command({ Bucket: bucket }));
   return Contents.map(({ Key }) => Key ?? '');

@@ -1,5 +1,5 @@
 import request from 'supertest';
-import { BUCKET, startTestStore, type TestStore } from '@test-support/embedded-store';
+import { startTestStore, storeEnv, type TestStore } from '@test-support/embedded-store';
 import { as, createHarness, createOrg, expectError, type Harness, type TestOrg } from '@test-support/api-harness';
 
 const ROUNDS = 5;
@@ -17,10 +17,7 @@ beforeAll(async () => {
   s3 = await startTestStore();
   h = createHarness({
     PUBLIC_BASE_URL,
-    S3_ENDPOINT: s3.s3.endpoint,
-    S3_ACCESS_KEY_ID: s3.s3.accessKeyId,
-    S3_SECRET_ACCESS_KEY: s3.s3.secretAccessKey,
-    S3_BUCKET: BUCKET,
+    ...storeEnv(s3),
   });
   org = await createOrg(h.db);
   projectId = (await as(h.app, org.liveKey).post('/v1/projects', { name: 'Conditional' })).body.id;

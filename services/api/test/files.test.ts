@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import request from 'supertest';
 import { freePort } from '@test-support/processes';
-import { BUCKET, listKeys, startTestStore, type TestStore } from '@test-support/embedded-store';
+import { listKeys, startTestStore, storeEnv, type TestStore } from '@test-support/embedded-store';
 import { addMember, as, createHarness, createOrg, expectError, type Harness, type TestOrg } from '@test-support/api-harness';
 import { itEnforcesAccess } from '@test-support/access-checks';
 
@@ -22,10 +22,7 @@ let fileId: string;
 beforeAll(async () => {
   s3 = await startTestStore();
   h = createHarness({
-    S3_ENDPOINT: s3.s3.endpoint,
-    S3_ACCESS_KEY_ID: s3.s3.accessKeyId,
-    S3_SECRET_ACCESS_KEY: s3.s3.secretAccessKey,
-    S3_BUCKET: BUCKET,
+    ...storeEnv(s3),
     MAX_UPLOAD_BYTES: String(MAX_UPLOAD_BYTES),
   });
   [org, otherOrg] = await Promise.all([createOrg(h.db), createOrg(h.db)]);
@@ -272,10 +269,7 @@ describe('with the object store unreachable', () => {
 
   beforeAll(async () => {
     down = createHarness({
-      S3_ENDPOINT: `http://127.0.0.1:${await freePort()}`,
-      S3_ACCESS_KEY_ID: s3.s3.accessKeyId,
-      S3_SECRET_ACCESS_KEY: s3.s3.secretAccessKey,
-      S3_BUCKET: BUCKET,
+      ...storeEnv(s3, `http://127.0.0.1:${await freePort()}`),
       MAX_UPLOAD_BYTES: String(MAX_UPLOAD_BYTES),
     });
   });

@@ -4,7 +4,7 @@ import zlib from 'node:zlib';
 import fc from 'fast-check';
 import type Joi from 'joi';
 import { newId } from '@worktrack/db';
-import { BUCKET, startTestStore, type TestStore } from '@test-support/embedded-store';
+import { startTestStore, storeEnv, type TestStore } from '@test-support/embedded-store';
 import { apiRoutes, publicRoutes } from '../src/routes';
 import { createApiServer } from '../src/server';
 import { addMember, as, createHarness, createOrg, keyWith, type Harness, type TestOrg } from '@test-support/api-harness';
@@ -464,10 +464,7 @@ let org: TestOrg;
 beforeAll(async () => {
   s3 = await startTestStore();
   h = createHarness({
-    S3_ENDPOINT: s3.s3.endpoint,
-    S3_ACCESS_KEY_ID: s3.s3.accessKeyId,
-    S3_SECRET_ACCESS_KEY: s3.s3.secretAccessKey,
-    S3_BUCKET: BUCKET,
+    ...storeEnv(s3),
     WEBHOOK_ALLOWED_HOSTS: '',
     // Unknown keys are part of the fuzz; the failed-auth throttle must not shut the admin out.
     AUTH_FAILURES_PER_MINUTE: '1000000',

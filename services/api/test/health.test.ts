@@ -1,22 +1,15 @@
 import request from 'supertest';
 import { freePort } from '@test-support/processes';
-import { BUCKET, startTestStore, type TestStore } from '@test-support/embedded-store';
+import { startTestStore, storeEnv, type TestStore } from '@test-support/embedded-store';
 import { createHarness, expectError, type Harness } from '@test-support/api-harness';
 import { waitFor } from '@test-support/wait-for';
 
 let s3: TestStore;
 let h: Harness;
 
-const storeSettings = (endpoint: string) => ({
-  S3_ENDPOINT: endpoint,
-  S3_ACCESS_KEY_ID: s3.s3.accessKeyId,
-  S3_SECRET_ACCESS_KEY: s3.s3.secretAccessKey,
-  S3_BUCKET: BUCKET,
-});
-
 beforeAll(async () => {
   s3 = await startTestStore();
-  h = createHarness(storeSettings(s3.s3.endpoint));
+  h = createHarness(storeEnv(s3));
 });
 afterAll(async () => {
   await h.close();
@@ -30,8 +23,8 @@ describe('health', () => {
   });
 
   it.each([
-    ['Redis', () => ({ ...storeSettings(s3.s3.endpoint), REDIS_URL: 'redis://127.0.0.1:1' }), 'redis'],
-    ['Postgres', async () => ({ ...storeSettings(s3.s3.endpoint), DATABASE_URL: `postgresql://postgres@127.0.0.1:${await freePort()}/worktrack` }), 'database'],
+    ['Redis', () => ({ ...storeEnv(s3), REDIS_URL: 'redis://127.0.0.1:1' }), 'redis'],
+    ['Postgres', async () => ({ ...storeEnv(s3), DATABASE_URL: `postgresql://postgres@127.0.0.1:${await freePort()}/worktrack` }), 'database'],
   ])('reports not ready, in the error body, when %s is unreachable', async (_what, settings, named) => {
     const broken = createHarness(await settings());
     try {
@@ -44,7 +37,7 @@ describe('health', () => {
   });
 
   it('stays ready when only the object store is unreachable, and names it (the file routes answer 503 themselves: files.test.ts)', async () => {
-    const storeDown = createHarness(storeSettings(`http://127.0.0.1:${await freePort()}`));
+    const storeDown = createHarness(storeEnv(s3, `http://127.0.0.1:${await freePort()}`));
     try {
       // Polled: the new harness's Redis connection is made in the background.
       const ready = await waitFor(async () => {

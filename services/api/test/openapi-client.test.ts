@@ -10,7 +10,7 @@ import { promisify } from 'node:util';
 import type { UserConfig } from '@hey-api/openapi-ts';
 import type { z } from 'zod';
 import { repoRoot } from '@test-support/processes';
-import { BUCKET, startTestStore, type TestStore } from '@test-support/embedded-store';
+import { startTestStore, storeEnv, type TestStore } from '@test-support/embedded-store';
 import { startTestWorker } from '@test-support/worker-harness';
 import { createHarness, createOrg, type Harness, type TestOrg } from '@test-support/api-harness';
 import { waitFor } from '@test-support/wait-for';
@@ -44,10 +44,7 @@ beforeAll(async () => {
   h = createHarness({
     REDIS_PREFIX: prefix,
     WEBHOOK_ALLOWED_HOSTS: '127.0.0.1',
-    S3_ENDPOINT: s3.s3.endpoint,
-    S3_ACCESS_KEY_ID: s3.s3.accessKeyId,
-    S3_SECRET_ACCESS_KEY: s3.s3.secretAccessKey,
-    S3_BUCKET: BUCKET,
+    ...storeEnv(s3),
   });
   worker = startTestWorker({ prefix });
   receiver = await startReceiver({ status: 200, headers: { 'Content-Type': 'application/json' }, body: '{"received":true}' });
