@@ -1,6 +1,7 @@
 import os from 'node:os';
 import path from 'node:path';
 import { createLogger, loadWorkerConfig } from '@worktrack/config';
+import { createHarness, type Harness } from './api-harness';
 import { freePort, runEntry, waitForHttp } from './processes';
 import { startWorker } from '../../services/worker/src/compose';
 
@@ -31,6 +32,22 @@ export function startTestWorker({ prefix, env = {} }: TestWorkerOptions) {
   const config = loadWorkerConfig({ ...process.env, ...TEST_ENV, REDIS_PREFIX: prefix, ...env });
   const started = startWorker(config, createLogger('silent', 'test-worker'));
   return { close: async () => (await started).close() };
+}
+
+/**
+ * The API harness with the shipped worker in-process on its queues, loopback receivers allowed;
+ * `workerEnv` overrides the worker's test settings. Its `close` stops the worker, then the app.
+ */
+export function createHarnessWithWorker(workerEnv: NodeJS.ProcessEnv = {}): Harness {
+  const harness = createHarness({ WEBHOOK_ALLOWED_HOSTS: '127.0.0.1' });
+  const worker = startTestWorker({ prefix: harness.deps.config.redisPrefix, env: workerEnv });
+  return {
+    ...harness,
+    async close() {
+      await worker.close();
+      await harness.close();
+    },
+  };
 }
 
 /**

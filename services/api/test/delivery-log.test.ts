@@ -1,6 +1,5 @@
-import { randomUUID } from 'node:crypto';
-import { startTestWorker } from '@test-support/worker-harness';
-import { as, createHarness, createOrg, type Harness, type TestOrg } from '@test-support/api-harness';
+import { createHarnessWithWorker } from '@test-support/worker-harness';
+import { as, createOrg, type Harness, type TestOrg } from '@test-support/api-harness';
 import { waitFor } from '@test-support/wait-for';
 import { startReceiver, type Receiver } from '@test-support/receiver';
 
@@ -10,21 +9,17 @@ import { startReceiver, type Receiver } from '@test-support/receiver';
  */
 
 let h: Harness;
-let worker: { close(): Promise<void> };
 let receiver: Receiver;
 let org: TestOrg;
 
 beforeAll(async () => {
-  const prefix = `wt-test-${randomUUID().slice(0, 8)}`;
-  h = createHarness({ REDIS_PREFIX: prefix, WEBHOOK_ALLOWED_HOSTS: '127.0.0.1' });
-  worker = startTestWorker({ prefix });
+  h = createHarnessWithWorker();
   receiver = await startReceiver();
   org = await createOrg(h.db);
 });
 afterAll(async () => {
-  await worker.close();
-  await receiver.close();
   await h.close();
+  await receiver.close();
 });
 
 const healthy = { status: 200, headers: { 'Content-Type': 'application/json' }, body: '{"received":true}' };

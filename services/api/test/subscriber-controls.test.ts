@@ -1,9 +1,9 @@
 import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import request from 'supertest';
-import { startTestWorker } from '@test-support/worker-harness';
+import { createHarnessWithWorker } from '@test-support/worker-harness';
 import { csrfOf, signedIn } from '@test-support/dashboard-session';
-import { as, createHarness, createOrg, expectError, type Harness, type TestOrg } from '@test-support/api-harness';
+import { as, createOrg, expectError, type Harness, type TestOrg } from '@test-support/api-harness';
 import { waitFor } from '@test-support/wait-for';
 import { startReceiver, type Receiver } from '@test-support/receiver';
 
@@ -14,22 +14,18 @@ import { startReceiver, type Receiver } from '@test-support/receiver';
  */
 
 let h: Harness;
-let worker: { close(): Promise<void> };
 let org: TestOrg;
 let otherOrg: TestOrg;
 const receivers: Receiver[] = [];
 
 beforeAll(async () => {
-  const prefix = `wt-test-${randomUUID().slice(0, 8)}`;
-  h = createHarness({ REDIS_PREFIX: prefix, WEBHOOK_ALLOWED_HOSTS: '127.0.0.1' });
-  worker = startTestWorker({ prefix });
+  h = createHarnessWithWorker();
   org = await createOrg(h.db);
   otherOrg = await createOrg(h.db);
 });
 afterAll(async () => {
-  await worker.close();
-  await Promise.all(receivers.map((receiver) => receiver.close()));
   await h.close();
+  await Promise.all(receivers.map((receiver) => receiver.close()));
 });
 
 const ok = { status: 200, headers: { 'Content-Type': 'text/plain' }, body: 'ok' };

@@ -1,22 +1,17 @@
-import { as, createHarness, createOrg, type Harness } from '@test-support/api-harness';
+import { as, createOrg, type Harness } from '@test-support/api-harness';
 import { waitFor } from '@test-support/wait-for';
 import { startReceiver } from '@test-support/receiver';
-import { startTestWorker } from '@test-support/worker-harness';
+import { createHarnessWithWorker } from '@test-support/worker-harness';
 
 const CONCURRENCY = 2;
 const ANSWER_AFTER_MS = 150;
 
 let h: Harness;
-let worker: ReturnType<typeof startTestWorker>;
 
 beforeAll(() => {
-  h = createHarness({ WEBHOOK_ALLOWED_HOSTS: '127.0.0.1' });
-  worker = startTestWorker({ prefix: h.deps.config.redisPrefix, env: { WORKER_CONCURRENCY: String(CONCURRENCY) } });
+  h = createHarnessWithWorker({ WORKER_CONCURRENCY: String(CONCURRENCY) });
 });
-afterAll(async () => {
-  await worker.close();
-  await h.close();
-});
+afterAll(() => h.close());
 
 describe('WORKER_CONCURRENCY', () => {
   it("bounds the attempts in flight, an event's first attempts and the retries' alike", async () => {

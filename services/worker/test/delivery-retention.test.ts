@@ -1,9 +1,9 @@
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { idBoundaryAt, type IdKind } from '@worktrack/db';
-import { as, createHarness, createOrg, type Harness, type TestOrg } from '@test-support/api-harness';
+import { as, createOrg, type Harness, type TestOrg } from '@test-support/api-harness';
 import { waitFor } from '@test-support/wait-for';
 import { startReceiver } from '@test-support/receiver';
-import { startTestWorker } from '@test-support/worker-harness';
+import { createHarnessWithWorker } from '@test-support/worker-harness';
 
 /*
  * DELIVERY_RETENTION_DAYS: the shipped worker's sweep deletes the finished deliveries created before
@@ -12,21 +12,17 @@ import { startTestWorker } from '@test-support/worker-harness';
  */
 
 let h: Harness;
-let worker: { close(): Promise<void> };
 let receiver: Awaited<ReturnType<typeof startReceiver>>;
 let org: TestOrg;
 
 beforeAll(async () => {
-  const prefix = `wt-test-${randomUUID().slice(0, 8)}`;
-  h = createHarness({ REDIS_PREFIX: prefix, WEBHOOK_ALLOWED_HOSTS: '127.0.0.1' });
-  worker = startTestWorker({ prefix, env: { DELIVERY_RETENTION_DAYS: '30' } });
+  h = createHarnessWithWorker({ DELIVERY_RETENTION_DAYS: '30' });
   receiver = await startReceiver();
   org = await createOrg(h.db);
 });
 afterAll(async () => {
-  await worker.close();
-  await receiver.close();
   await h.close();
+  await receiver.close();
 });
 
 const DAY_MS = 24 * 3_600_000;
