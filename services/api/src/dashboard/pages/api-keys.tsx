@@ -14,6 +14,7 @@ import { callOperation } from '../operation';
 import { problemOf, type Problem } from '../problem';
 import type { DashboardApp } from '../dashboard-app';
 import {
+  ColumnHeads,
   ActionButton,
   Badge,
   Checkboxes,
@@ -69,18 +70,7 @@ function KeyTable({ keys, userId }: { keys: Envelope<ApiKeyRecord>; userId: stri
       <Scroll label="API keys">
         <table>
           <caption>Keys of the organization, newest first</caption>
-          <thead>
-            <tr>
-              <th scope="col">Name</th>
-              <th scope="col">Prefix</th>
-              <th scope="col">Mode</th>
-              <th scope="col">Permissions</th>
-              <th scope="col">Owner</th>
-              <th scope="col">Created</th>
-              <th scope="col">Expires</th>
-              <th scope="col">State</th>
-            </tr>
-          </thead>
+          <ColumnHeads names={['Name', 'Prefix', 'Mode', 'Permissions', 'Owner', 'Created', 'Expires', 'State']} />
           <tbody>
             {keys.data.map((key) => (
               <tr>

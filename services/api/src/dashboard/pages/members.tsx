@@ -17,7 +17,20 @@ import { rowAction } from '../row-action';
 import { callOperation } from '../operation';
 import { problemOf, type Problem } from '../problem';
 import type { DashboardApp } from '../dashboard-app';
-import { ActionButton, Badge, optionsOf, Pager, PostForm, ProblemSummary, RowProblem, Scroll, SelectField, TextField, Time } from '../views/components';
+import {
+  ColumnHeads,
+  ActionButton,
+  Badge,
+  optionsOf,
+  Pager,
+  PostForm,
+  ProblemSummary,
+  RowProblem,
+  Scroll,
+  SelectField,
+  TextField,
+  Time,
+} from '../views/components';
 import { useCan, usePage } from '../views/page-context';
 import { renderPage } from '../views/render';
 
@@ -32,14 +45,7 @@ function MemberTable({ members }: { members: Envelope<MemberRecord> }) {
       <Scroll label="Members">
         <table>
           <caption>Members</caption>
-          <thead>
-            <tr>
-              <th scope="col">Member</th>
-              <th scope="col">Role</th>
-              <th scope="col">Joined</th>
-              {can('members:write') && <th scope="col">Remove</th>}
-            </tr>
-          </thead>
+          <ColumnHeads names={['Member', 'Role', 'Joined', can('members:write') && 'Remove']} />
           <tbody>
             {members.data.map((member) => (
               <tr>
@@ -101,14 +107,7 @@ function Invitations({ invitations }: { invitations: Envelope<InvitationRecord> 
     <Scroll label="Pending invitations">
       <table>
         <caption>Pending invitations</caption>
-        <thead>
-          <tr>
-            <th scope="col">Email</th>
-            <th scope="col">Role</th>
-            <th scope="col">Expires</th>
-            {can('members:write') && <th scope="col">Revoke</th>}
-          </tr>
-        </thead>
+        <ColumnHeads names={['Email', 'Role', 'Expires', can('members:write') && 'Revoke']} />
         <tbody>
           {invitations.data.map((invitation) => (
             <tr>

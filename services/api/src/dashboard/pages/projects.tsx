@@ -11,7 +11,7 @@ import { redirectDone } from '../notices';
 import { callOperation } from '../operation';
 import { problemOf, type Problem } from '../problem';
 import type { DashboardApp } from '../dashboard-app';
-import { ActionButton, Badge, Pager, PostForm, ProblemSummary, TextArea, TextField, Time, Scroll } from '../views/components';
+import { ColumnHeads, ActionButton, Badge, Pager, PostForm, ProblemSummary, TextArea, TextField, Time, Scroll } from '../views/components';
 import { useCan } from '../views/page-context';
 import { renderPage } from '../views/render';
 
@@ -45,13 +45,7 @@ function ProjectList({ projects, archived }: { projects: Envelope<ProjectRecord>
         <Scroll label="Projects">
           <table>
             <caption>Projects, newest first</caption>
-            <thead>
-              <tr>
-                <th scope="col">Project</th>
-                <th scope="col">Created</th>
-                <th scope="col">Tasks</th>
-              </tr>
-            </thead>
+            <ColumnHeads names={['Project', 'Created', 'Tasks']} />
             <tbody>
               {projects.data.map((project) => (
                 <tr>

@@ -14,7 +14,20 @@ import { redirectDone } from '../notices';
 import { callOperation, type Caller } from '../operation';
 import { problemOf, type Problem } from '../problem';
 import type { DashboardApp } from '../dashboard-app';
-import { Badge, optionsOf, Pager, PostForm, ProblemSummary, SelectField, TextArea, TextField, Time, type Option, Scroll } from '../views/components';
+import {
+  ColumnHeads,
+  Badge,
+  optionsOf,
+  Pager,
+  PostForm,
+  ProblemSummary,
+  SelectField,
+  TextArea,
+  TextField,
+  Time,
+  type Option,
+  Scroll,
+} from '../views/components';
 import { useCan } from '../views/page-context';
 import { renderPage } from '../views/render';
 
@@ -104,16 +117,7 @@ function TaskTable({ tasks, choices, filters }: { tasks: Envelope<TaskRecord>; c
         <Scroll label="Tasks">
           <table>
             <caption>Tasks, newest first</caption>
-            <thead>
-              <tr>
-                <th scope="col">Task</th>
-                <th scope="col">Project</th>
-                <th scope="col">Status</th>
-                <th scope="col">Priority</th>
-                <th scope="col">Assignee</th>
-                <th scope="col">Due</th>
-              </tr>
-            </thead>
+            <ColumnHeads names={['Task', 'Project', 'Status', 'Priority', 'Assignee', 'Due']} />
             <tbody>
               {tasks.data.map((task) => (
                 <tr>

@@ -19,7 +19,7 @@ import { redirectDone } from '../notices';
 import { callOperation, type Caller } from '../operation';
 import { problemOf, type Problem } from '../problem';
 import type { DashboardApp } from '../dashboard-app';
-import { Badge, Pager, PostForm, ProblemSummary, Scroll } from '../views/components';
+import { ColumnHeads, Badge, Pager, PostForm, ProblemSummary, Scroll } from '../views/components';
 import { useCan } from '../views/page-context';
 import { renderPage } from '../views/render';
 import {
@@ -97,13 +97,7 @@ function WebhookList({ webhooks, pagination }: { webhooks: WebhookRecord[]; pagi
       <Scroll label="Subscriptions">
         <table>
           <caption>Subscriptions, newest first</caption>
-          <thead>
-            <tr>
-              <th scope="col">Endpoint</th>
-              <th scope="col">Status</th>
-              <th scope="col">Events</th>
-            </tr>
-          </thead>
+          <ColumnHeads names={['Endpoint', 'Status', 'Events']} />
           <tbody>
             {webhooks.map((webhook) => (
               <tr>

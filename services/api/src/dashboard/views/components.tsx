@@ -264,6 +264,15 @@ export function RowProblem({ row }: { row: string }) {
   );
 }
 
+/** A table's column headers; a column shown only to some (`can(…) && 'Name'`) is left out when false. */
+export function ColumnHeads({ names }: { names: (string | false)[] }) {
+  return (
+    <thead>
+      <tr>{names.map((name) => name && <th scope="col">{name}</th>)}</tr>
+    </thead>
+  );
+}
+
 /** A table that scrolls sideways inside its own box on narrow screens, never the page. */
 export function Scroll({ children, label }: { children: ComponentChildren; label: string }) {
   return (

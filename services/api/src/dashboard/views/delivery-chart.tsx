@@ -3,7 +3,7 @@ export interface HourCount {
   succeeded: number;
   failed: number;
 }
-import { Scroll } from './components';
+import { ColumnHeads, Scroll } from './components';
 
 const WIDTH = 720;
 const HEIGHT = 180;
@@ -56,13 +56,7 @@ export function DeliveryChart({ hours }: { hours: HourCount[] }) {
         <summary>Show as a table</summary>
         <Scroll label="Deliveries per hour">
           <table>
-            <thead>
-              <tr>
-                <th scope="col">Hour</th>
-                <th scope="col">Succeeded</th>
-                <th scope="col">Failed</th>
-              </tr>
-            </thead>
+            <ColumnHeads names={['Hour', 'Succeeded', 'Failed']} />
             <tbody>
               {hours.map((hour) => (
                 <tr>

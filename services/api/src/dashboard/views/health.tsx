@@ -1,6 +1,6 @@
 import type { WebhookRecord } from '../../modules/webhooks/webhook-record';
 import type { WebhookStats } from '../../modules/webhooks/webhook-stats';
-import { Badge, Time, Scroll } from './components';
+import { ColumnHeads, Badge, Time, Scroll } from './components';
 
 export interface Health {
   webhook: WebhookRecord;
@@ -16,17 +16,7 @@ export function HealthTable({ health }: { health: Health[] }) {
     <Scroll label="Subscription health">
       <table>
         <caption>Subscriptions, last 24 hours</caption>
-        <thead>
-          <tr>
-            <th scope="col">Endpoint</th>
-            <th scope="col">Status</th>
-            <th scope="col">Attempts</th>
-            <th scope="col">Success</th>
-            <th scope="col">p95</th>
-            <th scope="col">Last success</th>
-            <th scope="col">Last failure</th>
-          </tr>
-        </thead>
+        <ColumnHeads names={['Endpoint', 'Status', 'Attempts', 'Success', 'p95', 'Last success', 'Last failure']} />
         <tbody>
           {health.map(({ webhook, stats }) => (
             <tr>

@@ -5,7 +5,7 @@ import type { DeliveryRecord, WebhookRecord } from '../../modules/webhooks/webho
 import type { WebhookStats } from '../../modules/webhooks/webhook-stats';
 import type { Form } from '../form';
 import type { Problem } from '../problem';
-import { ActionButton, Badge, optionsOf, Pager, PostForm, ProblemSummary, RowProblem, Scroll, SelectField, TextField, Time } from './components';
+import { ColumnHeads, ActionButton, Badge, optionsOf, Pager, PostForm, ProblemSummary, RowProblem, Scroll, SelectField, TextField, Time } from './components';
 import { DeliveryChart } from './delivery-chart';
 import { ms, percent } from './health';
 import { useCan } from './page-context';
@@ -300,18 +300,7 @@ export function DeliveryLog({
         <Scroll label="Deliveries">
           <table class="log">
             <caption class="visually-hidden">Deliveries, newest first</caption>
-            <thead>
-              <tr>
-                <th scope="col">Delivery</th>
-                <th scope="col">Status</th>
-                <th scope="col">HTTP</th>
-                <th scope="col">Time</th>
-                <th scope="col">Attempts</th>
-                <th scope="col">Created</th>
-                <th scope="col">Next attempt</th>
-                {can('webhooks:write') && <th scope="col">Redeliver</th>}
-              </tr>
-            </thead>
+            <ColumnHeads names={['Delivery', 'Status', 'HTTP', 'Time', 'Attempts', 'Created', 'Next attempt', can('webhooks:write') && 'Redeliver']} />
             <tbody>
               {deliveries.data.map((delivery) => (
                 <tr>
