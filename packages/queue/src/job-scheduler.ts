@@ -64,6 +64,26 @@ export class JobScheduler {
     await queue.add(job.name, job.data, job.opts);
   }
 
+  /**
+   * Publishes again the overdue events that no job of their shard may still hold (Redis lost it, or
+   * refused the API): a job added before an event's `createdAt + withinMs` and still waiting, delayed
+   * or running may be its own, so behind a backlog the event waits for it rather than be published
+   * twice. An event whose job was lost is republished once its shard's oldest job is younger than
+   * that. Resolves with how many were published.
+   */
+  async republishLostEvents(events: (PublishedEvent & { createdAt: Date })[], withinMs: number): Promise<number> {
+    let republished = 0;
+    for (const [queue, shardEvents] of groupBy(events, (event) => this.eventsQueueOf(event.organizationId))) {
+      const oldest = await oldestPendingJobAt(queue);
+      for (const event of shardEvents) {
+        if (oldest !== undefined && oldest <= event.createdAt.getTime() + withinMs) continue;
+        await this.ensureEventDispatched(event);
+        republished++;
+      }
+    }
+    return republished;
+  }
+
   /** `now` also brings forward a job that is waiting for its retry delay (redelivery, re-enable). */
   async ensureDeliveryScheduled(deliveryId: string, attempt: number, { now = false } = {}): Promise<void> {
     const queue = this.deliveriesQueueOf(deliveryId);
@@ -98,6 +118,12 @@ function groupBy<T, K>(items: T[], keyOf: (item: T) => K): Map<K, T[]> {
     else groups.set(key, [item]);
   }
   return groups;
+}
+
+/** When the oldest job still to run or running in the queue was added; undefined when there is none. */
+async function oldestPendingJobAt(queue: Queue): Promise<number | undefined> {
+  const pending = await queue.getJobs(['active', 'waiting', 'prioritized', 'delayed'], 0, 0, true);
+  return pending.length === 0 ? undefined : Math.min(...pending.map((job) => job.timestamp));
 }
 
 /** Removes a completed or failed job of that id so it can be added again; returns what it found. */

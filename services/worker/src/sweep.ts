@@ -17,7 +17,8 @@ export interface SweepOptions {
 
 /**
  * The reconciliation sweep: Postgres holds the truth and BullMQ is a cache of it. Events the API
- * could not publish (Redis down) are put back on their queue once overdue. Deliveries need no sweep:
+ * could not publish (Redis down), or whose jobs Redis lost, are put back on their queue once overdue
+ * and no job of their shard may still hold them. Deliveries need no sweep:
  * the workers' claims find whatever is due in Postgres, jobs or not.
  * It also deletes the events past their 30 days (docs/decisions.md#events-api), once dispatched (the
  * deliveries keep their own bodies), and the finished deliveries past DELIVERY_RETENTION_DAYS with
@@ -28,13 +29,13 @@ export async function sweep(
   options: SweepOptions,
 ): Promise<{ events: number; pruned: number; deliveriesPruned: number }> {
   const { data, jobs } = deps;
-  const events = await data.overdueEvents(new Date(Date.now() - options.graceMs), BATCH);
-  for (const event of events) await jobs.ensureEventDispatched(event);
+  const overdue = await data.overdueEvents(new Date(Date.now() - options.graceMs), BATCH);
+  const events = await jobs.republishLostEvents(overdue, options.graceMs);
 
   const pruned = await data.pruneDispatchedEvents(retainedSince(), PRUNE_BATCHES);
   const deliveriesCreatedBefore = new Date(Date.now() - options.deliveryRetentionDays * DAY_MS);
   const deliveriesPruned = await inBatches(() => deleteExpiredDeliveries(deps.sql, deliveriesCreatedBefore, PRUNE_BATCH));
-  return { events: events.length, pruned, deliveriesPruned };
+  return { events, pruned, deliveriesPruned };
 }
 
 /** Runs a bounded delete until it deletes less than a batch, at most PRUNE_BATCHES times; the total deleted. */

@@ -571,4 +571,38 @@ describe('the sweep', () => {
     expect(await h.db.delivery.findUnique({ where: { id: delivery.id } })).not.toBeNull();
     expect(await deps.jobs.eventsQueueOf(waiting.organizationId).getJob(waiting.id)).toBeDefined();
   });
+
+  it('publishes an overdue event again only when no job of its shard may still hold it', async () => {
+    const org = await createOrg(h.db);
+    await h.db.webhook.create({
+      data: { id: newId('webhook'), organizationId: org.organization.id, mode: 'live', url: 'http://127.0.0.1:1/hooks', secret: 's', events: ['*'] },
+    });
+    const secondsAgo = (seconds: number) => new Date(Date.now() - seconds * 1000);
+    const event = (createdAt: Date) => ({
+      id: newId('event'),
+      organizationId: org.organization.id,
+      mode: 'live' as const,
+      type: 'task.created',
+      data: {},
+      createdAt,
+    });
+    // Behind a backlog: its batch job, led by another event, was added 5 s after it and still waits.
+    const [leader, queued] = [event(secondsAgo(20)), event(secondsAgo(20))];
+    // Lost: created long before any job now in the queue was added.
+    const lost = event(secondsAgo(60));
+    await h.db.outboxEvent.createMany({ data: [leader, queued, lost] });
+    // Queues of their own, holding only this test's jobs.
+    const jobs = new JobScheduler(producer, queueLayout({ ...h.deps.config, redisPrefix: `wt-test-${randomUUID().slice(0, 8)}` }), () => undefined);
+    try {
+      const queue = jobs.eventsQueueOf(org.organization.id);
+      await queue.add('dispatch-event', { eventIds: [leader.id, queued.id] }, { jobId: leader.id, timestamp: Date.now() - 15_000 });
+
+      await sweep({ ...deps, jobs }, { graceMs: 10_000, deliveryRetentionDays: 30 });
+
+      expect(await queue.getJob(queued.id)).toBeUndefined();
+      expect((await queue.getJob(lost.id))?.data).toEqual({ eventIds: [lost.id] });
+    } finally {
+      await jobs.close();
+    }
+  });
 });
