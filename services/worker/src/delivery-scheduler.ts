@@ -49,7 +49,7 @@ export class DeliveryScheduler {
   private readonly ahead: Claimed[] = [];
   private readonly batch: number;
   private claiming: Promise<void> | undefined;
-  private releasing = new Set<Promise<void>>();
+  private readonly releasing = new Set<Promise<void>>();
   private wokenWhileClaiming = false;
   /** The last claim left deliveries due (under a cap, say): an attempt ending may let them be claimed. */
   private moreDue = false;
