@@ -520,6 +520,17 @@ describe('DeliveryScheduler', () => {
 });
 
 describe('the sweep', () => {
+  /** An outbox row of the organization's, written as it stands at `createdAt`. */
+  const outboxEvent = (organizationId: string, createdAt: Date, dispatchedAt: Date | null = null) => ({
+    id: newId('event'),
+    organizationId,
+    mode: 'live' as const,
+    type: 'task.created',
+    data: {},
+    createdAt,
+    dispatchedAt,
+  });
+
   it('deletes dispatched events past their 30 days, and keeps the others and every delivery', async () => {
     const org = await createOrg(h.db);
     const webhook = await h.db.webhook.create({
@@ -534,15 +545,7 @@ describe('the sweep', () => {
       },
     });
     const daysAgo = (days: number) => new Date(Date.now() - days * 24 * 3600 * 1000);
-    const event = (createdAt: Date, dispatchedAt: Date | null) => ({
-      id: newId('event'),
-      organizationId: org.organization.id,
-      mode: 'live' as const,
-      type: 'task.created',
-      data: {},
-      createdAt,
-      dispatchedAt,
-    });
+    const event = (createdAt: Date, dispatchedAt: Date | null) => outboxEvent(org.organization.id, createdAt, dispatchedAt);
     const expired = event(daysAgo(31), daysAgo(31));
     const kept = event(daysAgo(29), daysAgo(29));
     // Undispatched (a subscription wants it, so it is written so): republished by the sweep, never pruned.
@@ -578,14 +581,7 @@ describe('the sweep', () => {
       data: { id: newId('webhook'), organizationId: org.organization.id, mode: 'live', url: 'http://127.0.0.1:1/hooks', secret: 's', events: ['*'] },
     });
     const secondsAgo = (seconds: number) => new Date(Date.now() - seconds * 1000);
-    const event = (createdAt: Date) => ({
-      id: newId('event'),
-      organizationId: org.organization.id,
-      mode: 'live' as const,
-      type: 'task.created',
-      data: {},
-      createdAt,
-    });
+    const event = (createdAt: Date) => outboxEvent(org.organization.id, createdAt);
     // Behind a backlog: its batch job, led by another event, was added 5 s after it and still waits.
     const [leader, queued] = [event(secondsAgo(20)), event(secondsAgo(20))];
     // Lost: created long before any job now in the queue was added.
