@@ -6,7 +6,6 @@ export { pageSql, type PageWindow, type RowSource } from './data/listing';
 export { TASK_SORT_KEYS, taskConditions, type TaskFilter, type TaskSortField } from './data/tasks';
 export { PROJECT_SORT_KEYS, type ProjectSortField } from './data/projects';
 export type { DeliveryLogFilters, MissedEvent } from './data/deliveries';
-export type { DeliveryRow } from './statements/delivery-rows';
 export type { DisabledWebhook } from './data/webhooks';
 export type { EventToRecord } from './data/events';
 export type { InvitationPreview, KeyRow, NewApiKey as ApiKeyRow, SessionRow } from './data/sign-in';
@@ -20,7 +19,8 @@ export {
   type Claim,
   type ClaimedDelivery,
 } from './statements/deliveries';
-export { fanOutEvents, undispatchedEvents, type EventToDispatch } from './statements/outbox-events';
+export { undispatchedEvents, type EventToDispatch } from './statements/outbox-events';
+export { fanOutEvents, type DeliveryRow } from './statements/delivery-rows';
 export { insertTaskWithEvent } from './data/tasks';
 export { idBoundaryAt, newId, ID_PREFIXES, type IdKind } from './ids';
 export type { Scope } from './scope';

@@ -44,11 +44,12 @@ interface Inserted {
 
 /**
  * The fan-out: marks the events dispatched and inserts the deliveries of those it marked (an event
- * already marked by another dispatcher gets none), on the pool, as one prepared statement.
+ * already marked by another dispatcher gets none), on the pool, as one prepared statement. Resolves
+ * with the event id of each delivery inserted.
  */
-export async function insertFannedOutDeliveries(pool: SqlPool, eventIds: string[], rows: DeliveryRow[]): Promise<Inserted[]> {
+export async function fanOutEvents(pool: SqlPool, eventIds: string[], rows: DeliveryRow[]): Promise<string[]> {
   const { rows: inserted } = await pool.query<Inserted>({ ...INSERT_DELIVERIES, values: [[...eventIds].sort(), JSON.stringify(rows), null, null] });
-  return inserted;
+  return inserted.map((row) => row.eventId!);
 }
 
 /** A tenant's deliveries (recoveries, test sends) on its connection, in its transaction if it is one. */

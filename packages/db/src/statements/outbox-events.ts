@@ -1,5 +1,4 @@
 import type { SqlPool } from '../client';
-import { insertFannedOutDeliveries, type DeliveryRow } from './delivery-rows';
 import type { Mode } from '../generated/prisma/enums';
 
 export interface EventToDispatch {
@@ -34,12 +33,4 @@ const UNDISPATCHED = {
 export async function undispatchedEvents(pool: SqlPool, eventIds: string[]): Promise<EventToDispatch[]> {
   const { rows } = await pool.query<EventToDispatch>({ ...UNDISPATCHED, values: [eventIds] });
   return rows;
-}
-
-/**
- * Marks the events dispatched and inserts the deliveries of those it marked (an event already marked
- * by another dispatcher gets none), in one statement. Resolves with the event id of each delivery inserted.
- */
-export async function fanOutEvents(pool: SqlPool, eventIds: string[], deliveries: DeliveryRow[]): Promise<string[]> {
-  return (await insertFannedOutDeliveries(pool, eventIds, deliveries)).map((row) => row.eventId!);
 }
