@@ -1,6 +1,5 @@
--- The fair claim as one function, so that a worker's claim is one round trip (it was four: BEGIN and
--- the settings, the organizations locked, the deliveries leased, COMMIT) and no worker's slots wait
--- for a busy event loop between them. Its two statements are those of before: each statement of a
+-- The fair claim as one function, so that a worker's claim is one round trip and one transaction,
+-- and no worker's slots wait for a busy event loop between its statements. Each statement of a
 -- VOLATILE function takes a fresh snapshot, so the second reads the counts as the organizations'
 -- last claims left them, once the first holds their locks. Its settings hold while it runs and its
 -- plans are kept per connection, as with the statements prepared before.
