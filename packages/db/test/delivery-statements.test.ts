@@ -215,6 +215,19 @@ describe('fanOutEvents', () => {
     expect(idsOf(await claim())).toEqual(idsOf(asked));
   });
 
+  it('inserts each delivery due at once to the millisecond: a claim made right after finds it, every time', async () => {
+    const org = await newOrg();
+    const webhook = await subscription(org);
+    for (let i = 0; i < 40; i++) {
+      const created = await event(org);
+      const delivery = { id: newId('delivery'), eventId: created.id, webhookId: webhook.id, eventType: created.type, body: '{}' };
+      await fanOutEvents(database.pool, [created.id], [delivery]);
+      expect(idsOf(await claim())).toEqual([delivery.id]);
+      await database.db.delivery.update({ where: { id: delivery.id }, data: { status: 'succeeded', lockedUntil: null } });
+      await database.db.webhook.update({ where: { id: webhook.id }, data: { inFlight: 0 } });
+    }
+  });
+
   it('marks an event with no subscription left dispatched, inserting nothing', async () => {
     const org = await newOrg();
     const lonely = await event(org);

@@ -82,7 +82,7 @@ export function deliveries({ conn, scope }: TenantConn) {
     retryFailed: async (webhookId: string, since: Date, until: Date, limit: number) =>
       conn.$queryRaw<{ id: string }[]>`
         UPDATE "Delivery"
-        SET status = 'pending', "attemptsBeforeRecovery" = "attemptCount", "nextAttemptAt" = now(), "lockedUntil" = NULL, "updatedAt" = now()
+        SET status = 'pending', "attemptsBeforeRecovery" = "attemptCount", "nextAttemptAt" = date_trunc('milliseconds', now()), "lockedUntil" = NULL, "updatedAt" = now()
         WHERE id IN (
           SELECT id FROM "Delivery"
           WHERE "webhookId" = ${webhookId} AND "organizationId" = ${scope.organizationId} AND mode = ${scope.mode}::"Mode"

@@ -13,8 +13,9 @@ export interface DeliveryRow {
 }
 
 // The one insert of delivery rows: the fan-out's, recoveries' and test sends'. Each is due at once, for
-// the workers' claims; its organization and mode are its subscription's, and a subscription deleted
-// meanwhile gets none. An event's delivery for a subscription is made once (ON CONFLICT on (eventId,
+// the workers' claims (its due time truncated to the column's milliseconds: stored rounded, it could
+// lie up to half a millisecond ahead, and a claim made at once would pass it by); its organization
+// and mode are its subscription's, and a subscription deleted meanwhile gets none. An event's delivery for a subscription is made once (ON CONFLICT on (eventId,
 // webhookId)). A row of an event named in $1 is inserted only if this very statement marks that event
 // dispatched, so that an event never fans out twice, however many dispatch it; rows of other events
 // (recovered, dispatched long ago) or of none (test sends) go in as they are. With a tenant ($3, $4),
@@ -28,7 +29,7 @@ const INSERT_DELIVERIES = {
       RETURNING id
     )
     INSERT INTO "Delivery" (id, "organizationId", mode, "webhookId", "eventId", "eventType", body, test, "nextAttemptAt", "createdAt", "updatedAt")
-    SELECT d.id, w."organizationId", w.mode, w.id, d."eventId", d."eventType", d.body, coalesce(d.test, false), now(), now(), now()
+    SELECT d.id, w."organizationId", w.mode, w.id, d."eventId", d."eventType", d.body, coalesce(d.test, false), date_trunc('milliseconds', now()), now(), now()
     FROM jsonb_to_recordset($2::jsonb) AS d(id text, "webhookId" text, "eventId" text, "eventType" text, body text, test boolean)
     JOIN "Webhook" w ON w.id = d."webhookId"
     WHERE ((d."eventId" = ANY ($1::text[])) IS NOT TRUE OR d."eventId" IN (SELECT id FROM marked))
