@@ -156,13 +156,28 @@ export interface ClusterTopology {
   stop(): Promise<void>;
 }
 
-/** A Redis Cluster of three masters on base..base+2 (cluster bus on port+10000), every slot covered. */
+/**
+ * The cluster bus of a node: beside it in the caller's range. Redis's default, port + 10000, lands in
+ * the kernel's ephemeral ports (32768-60999), where any client connection of a parallel test may
+ * already hold it, and the node then fails to start.
+ */
+const CLUSTER_BUS_OFFSET = 50;
+
+/** A Redis Cluster of three masters on base..base+2 (cluster bus on base+50..base+52), every slot covered. */
 export async function startClusterTopology(base: number): Promise<ClusterTopology> {
   const processes = new Processes();
   const ports = [base, base + 1, base + 2];
   try {
     for (const port of ports)
-      await processes.start(port, 'redis-server', [...serverArgs(port), '--cluster-enabled', 'yes', '--cluster-config-file', `nodes-${port}.conf`]);
+      await processes.start(port, 'redis-server', [
+        ...serverArgs(port),
+        '--cluster-enabled',
+        'yes',
+        '--cluster-port',
+        String(port + CLUSTER_BUS_OFFSET),
+        '--cluster-config-file',
+        `nodes-${port}.conf`,
+      ]);
     await new Promise<void>((resolve, reject) => {
       const create = spawn('redis-cli', ['--cluster', 'create', ...ports.map((port) => `${HOST}:${port}`), '--cluster-replicas', '0', '--cluster-yes'], {
         stdio: 'ignore',
