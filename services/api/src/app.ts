@@ -6,12 +6,10 @@ import { FailedAuthThrottle } from './http/auth-throttle';
 import { noStore } from './http/cache-control';
 import { compressResponses } from './http/compress';
 import { errorHandler, unknownRoute } from './http/errors';
-import { jsonBody } from './http/json-body';
 import { dailyQuotaLimiter } from './http/rate-limit';
-import { requestId } from './http/request-id';
 import { mountPublicRoutes, mountRoutes } from './http/route';
 import { RouteTable, routeGuard } from './http/route-table';
-import { accessLog, httpMetrics, metricsEndpoint } from './http/observability';
+import { metricsEndpoint, observeRequests } from './http/observability';
 import { apiDocument, apiRoutes, publicRoutes } from './routes';
 import { docsPage } from './openapi/docs-page';
 import { HEALTH_PATHS, healthRoutes } from './modules/health/health-routes';
@@ -32,10 +30,8 @@ export function createApp(deps: AppDeps): express.Express {
   // docs/decisions.md#http-behaviour-and-secrets-at-rest: /V1/... and /metrics/ are unknown routes; the /v1 router is held to it by its route table.
   app.set('case sensitive routing', true);
   app.set('strict routing', true);
-  app.use(requestId);
+  app.use(observeRequests(deps.logger, deps.metrics));
   app.use(compressResponses());
-  app.use(accessLog(deps.logger));
-  app.use(httpMetrics(deps.metrics));
   app.use(routeGuard(new RouteTable(SERVICE_PATHS), { unknownPaths: 'next' }));
   app.get(METRICS_PATH, metricsEndpoint(deps.metrics));
   app.use(healthRoutes(deps));
@@ -53,7 +49,6 @@ export function createApp(deps: AppDeps): express.Express {
   mountPublicRoutes(v1, deps, publicRoutes);
   v1.use(authenticate(deps.unscoped, deps.keyCache, new FailedAuthThrottle(deps.config.authFailuresPerMinute)));
   v1.use(dailyQuotaLimiter(deps.redis, deps.config.redisPrefix, deps.logger));
-  v1.use(jsonBody);
   mountRoutes(v1, deps, apiRoutes);
   app.use('/v1', v1);
 

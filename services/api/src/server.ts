@@ -2,7 +2,7 @@ import { createServer, STATUS_CODES, type Server, type ServerResponse } from 'no
 import type { Socket } from 'node:net';
 import type { Express } from 'express';
 import { ApiError, errorBody, invalid } from './http/errors';
-import { newRequestId } from './http/request-id';
+import { newRequestId } from './http/observability';
 
 /**
  * The API's HTTP server. A request that Node's parser refuses before Express sees it (headers

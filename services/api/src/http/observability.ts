@@ -1,6 +1,7 @@
 import type { Request, RequestHandler } from 'express';
 import { Counter, Histogram, type Registry } from 'prom-client';
 import type { Logger } from '@worktrack/config';
+import { newId } from '@worktrack/db';
 
 /**
  * The route's template (`/v1/tasks/:taskId`), never the raw path: ids would make a label per record.
@@ -17,34 +18,28 @@ export function matchedRoute(req: Request, template: string): void {
   req.res!.locals.route = `${req.baseUrl}${template}`;
 }
 
-/**
- * One access line per request, once its response is finished or abandoned: requestId (the
- * X-Request-Id the client got), method, route, status, duration, organization; a 5xx or an
- * abandoned response at error level. Written straight to the logger: a per-request child logger
- * cost a tenth of a request's CPU.
- */
-export function accessLog(logger: Logger): RequestHandler {
-  return (req, res, next) => {
-    const started = Date.now();
-    res.once('close', () => {
-      const line = {
-        requestId: req.requestId,
-        method: req.method,
-        route: routeTemplate(req),
-        status: res.statusCode,
-        durationMs: Date.now() - started,
-        organization: req.tenant?.organizationId ?? null,
-      };
-      if (!res.writableFinished) logger.error(line, 'request abandoned');
-      else if (res.statusCode >= 500) logger.error(line, 'request failed');
-      else logger.info(line, 'request');
-    });
-    next();
-  };
+declare global {
+  namespace Express {
+    interface Request {
+      requestId: string;
+    }
+  }
 }
 
-/** docs/decisions.md#operations: `http_requests_total` and `http_request_duration_seconds` by method, route template and status. */
-export function httpMetrics(registry: Registry): RequestHandler {
+const acceptableRequestId = /^[\w.-]{1,128}$/;
+
+export const newRequestId = () => newId('request');
+
+/**
+ * Who a request was and how it went, from one middleware and one listener:
+ * - its id: a caller's X-Request-Id when it is sane, otherwise a new one; every response carries it;
+ * - one access line once its response is finished or abandoned: requestId, method, route, status,
+ *   duration, organization; a 5xx or an abandoned response at error level. Written straight to the
+ *   logger: a per-request child logger cost a tenth of a request's CPU;
+ * - docs/decisions.md#operations: `http_requests_total` and `http_request_duration_seconds` by
+ *   method, route template and status, for the responses that were finished.
+ */
+export function observeRequests(logger: Logger, registry: Registry): RequestHandler {
   const labelNames = ['method', 'route', 'status'] as const;
   const requests = new Counter({ name: 'http_requests_total', help: 'HTTP requests answered', labelNames, registers: [registry] });
   const duration = new Histogram({
@@ -56,10 +51,26 @@ export function httpMetrics(registry: Registry): RequestHandler {
   });
   return (req, res, next) => {
     const started = process.hrtime.bigint();
-    res.on('finish', () => {
-      const labels = { method: req.method, route: routeTemplate(req), status: String(res.statusCode) };
+    const incoming = req.get('x-request-id');
+    req.requestId = incoming && acceptableRequestId.test(incoming) ? incoming : newRequestId();
+    res.setHeader('X-Request-Id', req.requestId);
+    res.once('close', () => {
+      const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+      const route = routeTemplate(req);
+      const line = {
+        requestId: req.requestId,
+        method: req.method,
+        route,
+        status: res.statusCode,
+        durationMs: Math.round(seconds * 1000),
+        organization: req.tenant?.organizationId ?? null,
+      };
+      if (!res.writableFinished) return void logger.error(line, 'request abandoned');
+      if (res.statusCode >= 500) logger.error(line, 'request failed');
+      else logger.info(line, 'request');
+      const labels = { method: req.method, route, status: String(res.statusCode) };
       requests.inc(labels);
-      duration.observe(labels, Number(process.hrtime.bigint() - started) / 1e9);
+      duration.observe(labels, seconds);
     });
     next();
   };

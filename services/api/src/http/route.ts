@@ -6,11 +6,10 @@ import { bearerKey, requireTenant, type Tenant } from './auth';
 import { assertIfMatch, etagOf, isNotModified } from './conditional';
 import { ApiError, forbidden, notFound, type ErrorCode } from './errors';
 import { IdempotencyStore } from './idempotency';
-import { jsonBody } from './json-body';
 import { matchedRoute } from './observability';
 import type { Permission } from './permissions';
 import { bySpecificity } from './route-table';
-import { validate } from './validation';
+import { jsonBody, validate } from './validation';
 
 /**
  * A record the route is about, found within the tenant's scope or answered with 404: the only way
@@ -287,7 +286,7 @@ export function mountRoutes(router: Router, deps: AppDeps, routes: readonly Rout
   const idempotency = new IdempotencyStore(deps.redis, deps.config.redisPrefix);
   for (const route of [...routes].sort(bySpecificity)) {
     if (route.kind !== 'authenticated') continue;
-    router[route.method](route.path, async (req, res) => {
+    router[route.method](route.path, jsonBody, async (req, res) => {
       matchedRoute(req, route.path);
       const tenant = requireTenant(req);
       assertPermission(tenant, route.permission);
