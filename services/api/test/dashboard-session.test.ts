@@ -86,6 +86,17 @@ describe('signing in with a link', () => {
     expect(res.headers['x-frame-options']).toBe('DENY');
     expect(res.text).not.toMatch(/(src|href)="(https?:)?\/\//);
   });
+
+  it('names an icon it serves, on signed-in and signed-out pages, so no browser asks for a missing favicon', async () => {
+    const agent = await signedIn(h, admin());
+    for (const page of [await agent.get('/dashboard'), await request(h.app).get('/dashboard/sign-in')]) {
+      const href = /<link rel="icon" href="([^"]+)" type="image\/svg\+xml"/.exec(page.text)?.[1];
+      expect(href).toMatch(/^\/dashboard\/assets\/favicon\.svg\?v=/);
+      const icon = await request(h.app).get(href!);
+      expect(icon.status).toBe(200);
+      expect(icon.headers['content-type']).toMatch(/^image\/svg\+xml/);
+    }
+  });
 });
 
 describe('CSRF', () => {
