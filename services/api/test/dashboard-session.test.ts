@@ -86,6 +86,17 @@ describe('signing in with a link', () => {
     expect(res.headers['x-frame-options']).toBe('DENY');
     expect(res.text).not.toMatch(/(src|href)="(https?:)?\/\//);
   });
+
+  it('names an icon it serves, on signed-in and signed-out pages, so no browser asks for a missing favicon', async () => {
+    const agent = await signedIn(h, admin());
+    for (const page of [await agent.get('/dashboard'), await request(h.app).get('/dashboard/sign-in')]) {
+      const href = /<link rel="icon" href="([^"]+)" type="image\/svg\+xml"/.exec(page.text)?.[1];
+      expect(href).toMatch(/^\/dashboard\/assets\/favicon\.svg\?v=/);
+      const icon = await request(h.app).get(href!);
+      expect(icon.status).toBe(200);
+      expect(icon.headers['content-type']).toMatch(/^image\/svg\+xml/);
+    }
+  });
 });
 
 describe('CSRF', () => {
@@ -152,6 +163,9 @@ describe('roles', () => {
         .type('form')
         .send({ ...form, _csrf: token });
       expect({ path, status: res.status }).toEqual({ path, status: 403 });
+      // Said in a person's terms: they hold a role, not a key with permissions.
+      expect(res.text).toContain('Your role does not allow this');
+      expect(res.text).not.toMatch(/:write|API key/);
     }
     expect((await as(h.app, org.liveKey).get(`/v1/webhooks/${webhook.body.id}`)).status).toBe(200);
     expect(await h.db.invitation.count({ where: { email: 'friend@example.com' } })).toBe(0);
@@ -300,6 +314,16 @@ describe('the webhook form', () => {
     expect(res.text).toContain(`href="#f-${param}"`);
     expect(inputValue(res.text, param)).toBe(typed[param as keyof typeof typed]);
     expect(await record(created.body.id)).toMatchObject({ maxConcurrency: 3, rateLimit: null });
+  });
+
+  it.each([
+    ['http://93.184.215.14/plain', 'URL must use https'],
+    ['https://10.1.2.3/inside', 'host is not a public address'],
+  ])('refuses %s in words for the person, without the setting only an operator can change', async (url, reason) => {
+    const res = await agent.post('/dashboard/webhooks').type('form').send({ url, events: '*', _csrf: token });
+    expect(res.status).toBe(400);
+    expect(res.text).toContain(reason);
+    expect(res.text).not.toContain('WEBHOOK_ALLOWED_HOSTS');
   });
 
   it('shows a receiver’s pause on the webhook page and in the list while it holds', async () => {

@@ -1,6 +1,7 @@
 import { createHarnessWithWorker } from '@test-support/worker-harness';
 import { as, createOrg, type Harness, type TestOrg } from '@test-support/api-harness';
 import { waitFor } from '@test-support/wait-for';
+import { signedIn } from '@test-support/dashboard-session';
 import { startReceiver, type Receiver } from '@test-support/receiver';
 
 /*
@@ -178,5 +179,25 @@ describe('searching the delivery log', () => {
     const refused = await as(h.app, org.liveKey).get(`${log}?resourceId=${encodeURIComponent('"id":"x')}`);
     expect(refused.status).toBe(400);
     expect(refused.body.error.param).toBe('resourceId');
+  });
+
+  it('narrows to a range of days (UTC) in the dashboard, the last day included', async () => {
+    receiver.replyWith(healthy);
+    const webhookId = await subscribe(['project.created']);
+    await newProject();
+    const [delivery] = await waitFor(async () => {
+      const { data } = (await as(h.app, org.liveKey).get(`/v1/webhooks/${webhookId}/deliveries`)).body;
+      return data.length > 0 ? data : undefined;
+    });
+    const day = (offset: number) => new Date(Date.parse(delivery.createdAt.slice(0, 10)) + offset * 24 * 3600 * 1000).toISOString().slice(0, 10);
+    const agent = await signedIn(h, { organizationId: org.organization.id, userId: org.user.id });
+    const shown = async (range: string) => {
+      const page = await agent.get(`/dashboard/webhooks/${webhookId}?${range}`);
+      expect(page.status).toBe(200);
+      return page.text.includes(delivery.id);
+    };
+    expect(await shown(`from=${day(0)}&to=${day(0)}`)).toBe(true);
+    expect(await shown(`to=${day(-1)}`)).toBe(false);
+    expect(await shown(`from=${day(1)}`)).toBe(false);
   });
 });

@@ -1,5 +1,8 @@
+import Ajv2020 from 'ajv/dist/2020';
+import addFormats from 'ajv-formats';
 import { newId } from '@worktrack/db';
-import { addMember, as, createHarness, createOrg, expectError, type Harness, type TestOrg } from '@test-support/api-harness';
+import { EVENT_TYPES } from '@worktrack/events';
+import { addMember, as, client, createHarness, createOrg, expectError, type Harness, type TestOrg } from '@test-support/api-harness';
 import { itEnforcesAccess, type SecuredRoute } from '@test-support/access-checks';
 
 const DAY_MS = 24 * 3600 * 1000;
@@ -131,5 +134,24 @@ describe('GET /v1/events/{eventId}', () => {
     const project = await as(h.app, org.liveKey).post('/v1/projects', { name: 'Evented' });
     const listed = await as(h.app, org.liveKey).get('/v1/events?type=project.created');
     expect(listed.body.data[0]).toMatchObject({ type: 'project.created', data: project.body });
+  });
+});
+
+describe('GET /v1/event-types', () => {
+  it('needs no key, and gives each of the 15 types its meaning, the JSON Schema of its data and an example body that the schema accepts', async () => {
+    const res = await client(h.app).get('/v1/event-types').expect(200);
+    const catalog = res.body.data as { type: string; description: string; schema: object; example: { event: string; data: unknown } }[];
+    expect(catalog.map((entry) => entry.type)).toEqual([...EVENT_TYPES]);
+    const ajv = addFormats(new Ajv2020({ strict: false, allErrors: true }));
+    for (const entry of catalog) {
+      expect(entry.description).not.toBe('');
+      expect(entry.example.event).toBe(entry.type);
+      const validate = ajv.compile(entry.schema);
+      expect({ type: entry.type, valid: validate(entry.example.data), errors: validate.errors ?? null }).toEqual({
+        type: entry.type,
+        valid: true,
+        errors: null,
+      });
+    }
   });
 });

@@ -106,11 +106,14 @@ describe('projectIds', () => {
     }
   });
 
-  it('PATCH replaces the projects, and null sends every event again', async () => {
+  it('PATCH replaces the projects (refusing another organization’s, changing nothing), and null sends every event again', async () => {
     const [a, b] = [await newProject(), await newProject()];
     const { id } = await subscribe('https://93.184.215.14/hooks', { projectIds: [a] });
     const moved = await as(h.app, org.liveKey).patch(`/v1/webhooks/${id}`, { projectIds: [b] });
     expect(moved.body.projectIds).toEqual([b]);
+    const theirs = await newProject(otherOrg);
+    expectError(await as(h.app, org.liveKey).patch(`/v1/webhooks/${id}`, { projectIds: [b, theirs] }), 400, 'invalid_request', 'projectIds');
+    expect((await as(h.app, org.liveKey).get(`/v1/webhooks/${id}`)).body.projectIds).toEqual([b]);
     const cleared = await as(h.app, org.liveKey).patch(`/v1/webhooks/${id}`, { projectIds: null });
     expect(cleared.status).toBe(200);
     expect(cleared.body.projectIds).toBeNull();

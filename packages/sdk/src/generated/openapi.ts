@@ -1210,7 +1210,7 @@ export interface components {
             /**
              * @description Sent with every delivery; the values masked (`****` and, for values of 12 characters or more, the last 4)
              * @example {
-             *       "Authorization": "****9c2e"
+             *       "Authorization": "****51d8"
              *     }
              */
             headers: {
@@ -1271,7 +1271,7 @@ export interface components {
             /**
              * @description Sent with every delivery; the values masked (`****` and, for values of 12 characters or more, the last 4)
              * @example {
-             *       "Authorization": "****9c2e"
+             *       "Authorization": "****51d8"
              *     }
              */
             headers: {

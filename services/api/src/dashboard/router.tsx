@@ -3,6 +3,7 @@ import cookieParser from 'cookie-parser';
 import type { AppDeps } from '../deps';
 import { toApiError } from '../http/errors';
 import { dashboardAssets } from './assets';
+import { inPeoplesWords } from './problem';
 import type { DashboardApp } from './dashboard-app';
 import { CSRF_FIELD, csrfProtection } from './csrf';
 import { apiKeyPages } from './pages/api-keys';
@@ -80,7 +81,7 @@ function dashboardErrors({ deps, assets }: DashboardApp, csrfError: Error): Erro
       status = apiError?.status ?? 500;
       message =
         apiError && status < 500
-          ? apiError.message
+          ? inPeoplesWords(apiError.message, status)
           : status === 503
             ? 'A backing service is unavailable; try again shortly.'
             : `Something went wrong (request ${req.requestId}).`;

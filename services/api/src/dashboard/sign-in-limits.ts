@@ -7,6 +7,12 @@ const PER_ADDRESS = 5;
 /** Sign-in requests one client address may make per window, whatever addresses it names. */
 const PER_CLIENT = 20;
 
+/** Counts a request in a fixed window. One key per transaction: on a Redis Cluster two keys may sit in different slots, which one transaction cannot span. */
+async function countInWindow(redis: AppDeps['redis'], key: string): Promise<number> {
+  const replies = await redis.multi().incr(key).expire(key, WINDOW_SECONDS, 'NX').exec();
+  return Number(replies?.[0]?.[1] ?? Number.POSITIVE_INFINITY);
+}
+
 /**
  * Counts a sign-in request against both limits (fixed windows in Redis, shared by every replica) and
  * says whether it is within them. Both are counted whether or not the address is a member's, so the
@@ -14,9 +20,9 @@ const PER_CLIENT = 20;
  */
 export async function withinSignInLimits(deps: Pick<AppDeps, 'redis' | 'config'>, email: string, client: string): Promise<boolean> {
   const prefix = `${deps.config.redisPrefix}:dashboard-sign-in`;
-  const byAddress = `${prefix}:email:${createHash('sha256').update(email).digest('hex')}`;
-  const byClient = `${prefix}:client:${client}`;
-  const replies = await deps.redis.multi().incr(byAddress).expire(byAddress, WINDOW_SECONDS, 'NX').incr(byClient).expire(byClient, WINDOW_SECONDS, 'NX').exec();
-  const count = (index: number) => Number(replies?.[index]?.[1] ?? Number.POSITIVE_INFINITY);
-  return count(0) <= PER_ADDRESS && count(2) <= PER_CLIENT;
+  const [byAddress, byClient] = await Promise.all([
+    countInWindow(deps.redis, `${prefix}:email:${createHash('sha256').update(email).digest('hex')}`),
+    countInWindow(deps.redis, `${prefix}:client:${client}`),
+  ]);
+  return byAddress <= PER_ADDRESS && byClient <= PER_CLIENT;
 }

@@ -179,7 +179,7 @@ const webhookFields = {
     .allow(null)
     .required()
     .description('Sent with every delivery; the values masked (`****` and, for values of 12 characters or more, the last 4)')
-    .example({ Authorization: '****9c2e' }),
+    .example({ Authorization: '****51d8' }),
   createdAt: out.timestamp(),
   updatedAt: out.timestamp(),
 };
