@@ -4,6 +4,7 @@ import { waitFor } from '@test-support/wait-for';
 import { startReceiver } from '@test-support/receiver';
 import { command, startClusterTopology, type ClusterTopology } from '@test-support/redis-topologies';
 import { call, startServices } from '@test-support/shipped-services';
+import { withinSignInLimits } from '../../services/api/src/dashboard/sign-in-limits';
 
 // Every Redis role on a three-master Redis Cluster: the shipped API and worker with the queues in
 // QUEUE_SHARDS=3 shards, and two more API replicas (each its own connections and key cache) that
@@ -93,6 +94,17 @@ describe('on a Redis Cluster', () => {
     expect(again.headers['idempotent-replayed']).toBe('true');
     expect(again.body).toEqual(first.body);
     expect(await replicas[0].db.project.count({ where: { organizationId: org.organization.id } })).toBe(1);
+  });
+
+  it('limits sign-in mails per address and per client address, each counter in its own slot', async () => {
+    const email = `${randomUUID()}@example.com`;
+    const client = `203.0.113.${Math.floor(Math.random() * 250)}-${randomUUID()}`;
+    const answers: boolean[] = [];
+    for (let i = 0; i < 6; i++) answers.push(await withinSignInLimits(replicas[i % 2]!.deps, email, client));
+    expect(answers).toEqual([true, true, true, true, true, false]);
+    const others: boolean[] = [];
+    for (let i = 0; i < 15; i++) others.push(await withinSignInLimits(replicas[i % 2]!.deps, `${randomUUID()}@example.com`, client));
+    expect(others.filter((within) => !within)).toHaveLength(1);
   });
 
   it('makes another replica refuse a revoked key within 1 s', async () => {
