@@ -22,9 +22,9 @@ import {
 } from '@test-support/postgres-topologies';
 
 /*
- * A Postgres failover under load (docs/decisions.md §16): a primary with a synchronous streaming
- * replica, HAProxy in front (the address the services use), the API taking task creations with a
- * subscription and the worker delivering them. The primary stops, the replica is promoted, HAProxy
+ * A Postgres failover under load (docs/decisions.md#redis-and-postgres-beyond-one-server): a
+ * primary with a synchronous streaming replica, HAProxy in front (the address the services use), the
+ * API taking task creations with a subscription and the worker delivering them. The primary stops, the replica is promoted, HAProxy
  * moves to it: every acknowledged task's event is delivered, every answer is 201 or 503, and the
  * services come back by themselves.
  */
