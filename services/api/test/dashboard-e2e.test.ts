@@ -7,7 +7,8 @@ import { startTestWorker } from '@test-support/worker-harness';
 import { launchBrowser } from '@test-support/browser';
 import { exitCode, freePort, runEntry } from '@test-support/processes';
 import { bootstrapOrganization } from '../src/modules/organizations/bootstrap-organization';
-import { as, createHarness, type Harness, type TestOrg } from '@test-support/api-harness';
+import { addMember, as, createHarness, type Harness, type TestOrg } from '@test-support/api-harness';
+import { linkFor } from '@test-support/dashboard-session';
 import { waitFor } from '@test-support/wait-for';
 import { ARTIFACTS, checkPage as checkAnyPage, watchConsole } from '@test-support/page-checks';
 import { startReceiver, type Receiver } from '@test-support/receiver';
@@ -406,5 +407,36 @@ describe('the dashboard in a browser', () => {
     await expect(main().textContent()).resolves.not.toContain('Website');
     await checkPage('test-mode');
     await page.getByRole('button', { name: 'Switch to live' }).click();
+  });
+
+  it('says what went wrong in a person’s words: no such page, a role that no longer allows the form, a form the browser forgot, an ended session', async () => {
+    const { userId } = await addMember(h.db, org, { role: 'admin' });
+    const person = await personPage();
+    await person.page.goto((await linkFor(h, { organizationId: org.organization.id, userId })).url);
+
+    await person.page.goto(`${base}/dashboard/no-such-page`);
+    await expect(h1(person.page)).resolves.toBe('Not found');
+    await person.check('not-found');
+
+    // The subscription form, loaded while an admin, sent after being made a member.
+    await person.page.goto(`${base}/dashboard/webhooks`);
+    expect((await as(h.app, org.liveKey).patch(`/v1/members/${userId}`, { role: 'member' })).status).toBe(200);
+    await person.page.getByLabel('Endpoint URL').fill(receiver.url);
+    await person.page.getByRole('button', { name: 'Create subscription' }).click();
+    await expect(h1(person.page)).resolves.toBe('Not allowed');
+    await expect(person.page.locator('main').textContent()).resolves.toContain('Your role does not allow this');
+    await person.check('not-allowed');
+
+    // A browser restarted with its tabs keeps the session (12 hours) but not the CSRF cookie (this browsing session's).
+    await person.page.context().clearCookies({ name: 'wt_csrf' });
+    await person.page.getByRole('button', { name: 'Switch to test' }).click();
+    await expect(person.page.locator('main').textContent()).resolves.toContain('This form has expired');
+    await person.check('form-expired');
+
+    expect((await as(h.app, org.liveKey).delete(`/v1/members/${userId}`)).status).toBe(204);
+    await person.page.getByRole('button', { name: 'Sign out' }).click();
+    await expect(h1(person.page)).resolves.toBe('Your session has ended');
+    await person.check('session-ended');
+    await person.close();
   });
 });
