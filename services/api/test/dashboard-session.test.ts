@@ -116,6 +116,8 @@ describe('CSRF', () => {
       const res = await agent.post('/dashboard/projects').type('form').send(form);
       expect(res.status).toBe(403);
       expect(res.text).toContain('This form has expired or did not come from this dashboard');
+      expect(res.text).toMatch(/<title>This form has expired/);
+      expect(res.text).not.toContain('_csrf token');
     }
     expect(await projects()).toBe(before);
   });

@@ -5,7 +5,7 @@ import { toApiError } from '../http/errors';
 import { dashboardAssets } from './assets';
 import { inPeoplesWords } from './problem';
 import type { DashboardApp } from './dashboard-app';
-import { CSRF_FIELD, csrfProtection } from './csrf';
+import { csrfProtection } from './csrf';
 import { apiKeyPages } from './pages/api-keys';
 import { eventTypePages } from './pages/event-types';
 import { memberPages } from './pages/members';
@@ -72,9 +72,11 @@ function dashboardErrors({ deps, assets }: DashboardApp, csrfError: Error): Erro
     if (res.headersSent) return;
     let status: number;
     let message: string;
+    let title: string | undefined;
     if (err === csrfError) {
       status = 403;
-      message = `This form has expired or did not come from this dashboard (no valid ${CSRF_FIELD} token). Go back, reload the page and try again.`;
+      title = 'This form has expired';
+      message = 'This form has expired or did not come from this dashboard. Go back, reload the page and try again.';
     } else {
       const apiError = toApiError(err);
       if (!apiError) deps.logger.error({ err, requestId: req.requestId, path: req.path }, 'dashboard error');
@@ -86,7 +88,7 @@ function dashboardErrors({ deps, assets }: DashboardApp, csrfError: Error): Erro
             ? 'A backing service is unavailable; try again shortly.'
             : `Something went wrong (request ${req.requestId}).`;
     }
-    const title = status === 404 ? 'Not found' : status === 403 ? 'Not allowed' : 'Something went wrong';
+    title ??= status === 404 ? 'Not found' : status === 403 ? 'Not allowed' : 'Something went wrong';
     const body = (
       <p>
         {message} <a href="/dashboard">Back to the overview</a>
