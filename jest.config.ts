@@ -2,8 +2,8 @@ import type { Config } from 'jest';
 
 type Project = Exclude<NonNullable<Config['projects']>[number], string>;
 
-/** What both projects share: how TypeScript is run, and a database of its own per test file. */
-const project: Project = {
+/** What every project shares: how TypeScript is run. */
+const typescript: Project = {
   testEnvironment: 'node',
   moduleNameMapper: {
     '^(\\.{1,2}/.*)\\.js$': '$1',
@@ -20,8 +20,18 @@ const project: Project = {
       { jsc: { target: 'es2023', parser: { syntax: 'typescript', tsx: true }, transform: { react: { runtime: 'automatic', importSource: 'preact' } } } },
     ],
   },
-  setupFilesAfterEnv: ['<rootDir>/test/database-per-file.ts'],
 };
+
+/** The tests of pure logic, named `*.unit.test.ts`: no Postgres, no Redis, no database of their own. */
+export const unitProject: Project = {
+  ...typescript,
+  displayName: 'unit',
+  roots: ['<rootDir>/packages', '<rootDir>/services', '<rootDir>/test'],
+  testMatch: ['**/test/**/*.unit.test.ts'],
+};
+
+/** The tests against the services: a database of its own per test file. */
+const project: Project = { ...typescript, setupFilesAfterEnv: ['<rootDir>/test/database-per-file.ts'] };
 
 const config: Config = {
   projects: [
@@ -30,8 +40,9 @@ const config: Config = {
       displayName: 'suite',
       roots: ['<rootDir>/packages', '<rootDir>/services', '<rootDir>/test'],
       testMatch: ['**/test/**/*.test.ts'],
-      testPathIgnorePatterns: ['/node_modules/', '<rootDir>/test/topologies/'],
+      testPathIgnorePatterns: ['/node_modules/', '<rootDir>/test/topologies/', '\\.unit\\.test\\.ts$'],
     },
+    unitProject,
     // The services on Redis Sentinel and Redis Cluster, through PgBouncer and across a Postgres
     // failover, each file starting its own servers from Debian's packages: heavier, so kept apart,
     // and still part of `pnpm test`.
@@ -42,6 +53,9 @@ const config: Config = {
   // Stops a run that includes browser tests at once, with one line, when there is no Chromium.
   testSequencer: '<rootDir>/test/sequencer.ts',
   testTimeout: 30_000,
+  // Jest's default on two cores is one worker. Files are isolated by database, Redis prefix and
+  // port (test/database-per-file.ts, test/support/api-harness.ts), so two run at once safely.
+  maxWorkers: 2,
 };
 
 export default config;

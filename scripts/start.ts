@@ -4,7 +4,7 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { describeStartupError, loadApiConfig, loadDotEnv, loadWorkerConfig, onParentExit } from '@worktrack/config';
-import { startEmbeddedS3, type EmbeddedS3 } from '@worktrack/storage';
+import { startEmbeddedS3, type EmbeddedS3 } from '@worktrack/storage/embedded';
 
 const root = path.resolve(__dirname, '..');
 

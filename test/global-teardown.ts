@@ -1,9 +1,12 @@
+import { rmSync } from 'node:fs';
 import { Client } from 'pg';
+import { runDocumentPath } from './support/run-document';
 
-/** Drops the run's template and every per-file copy. */
+/** Drops the run's template and every per-file copy, and removes the run's OpenAPI document. */
 export default async function globalTeardown(): Promise<void> {
   const template = process.env.WORKTRACK_TEST_TEMPLATE;
   if (!template?.startsWith('worktrack_test_')) return;
+  rmSync(runDocumentPath(), { force: true });
   const url = new URL(process.env.DATABASE_URL!);
   url.pathname = '/postgres';
   const client = new Client({ connectionString: url.toString() });

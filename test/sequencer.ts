@@ -23,8 +23,11 @@ export function missingChromium(): string | undefined {
 /** A test file that launches Chromium, through test/support/browser.ts. */
 const drivesChromium = (test: Test): boolean => readFileSync(test.path, 'utf8').includes('support/browser');
 
+/** Files that start servers of their own (Sentinels, clusters, PgBouncer, replicas) or drive Chromium: the run's longest. */
+const isHeavy = (test: Test): boolean => test.context.config.displayName?.name === 'topologies' || drivesChromium(test);
+
 /**
- * Jest's own order, after one check that Jest has no other hook for (it is the one place that sees
+ * Jest's own order with the heavy files first, after one check that Jest has no other hook for (it is the one place that sees
  * the run's test files before anything starts): when the run includes a browser test and there is
  * no Chromium, it stops at once with one line saying how to install it, instead of migrating a
  * database and failing every browser test one by one. Runs of other tests need no Chromium.
@@ -45,6 +48,16 @@ export default class ChromiumCheckingSequencer extends TestSequencer {
       process.stderr.write(`${problem}\n`);
       process.exit(1);
     }
-    return super.sort(tests);
+    return this.#heaviestFirst(super.sort(tests));
+  }
+
+  /**
+   * Jest's order (failed, then slowest by its cache, then largest) with the heavy files ahead: on a
+   * fresh clone Jest knows no durations, and its largest-first order would leave the topology files,
+   * short but long-running, to the end of the run, where one worker then runs them alone.
+   */
+  async #heaviestFirst(sorted: Test[] | Promise<Test[]>): Promise<Test[]> {
+    const tests = await sorted;
+    return [...tests.filter(isHeavy), ...tests.filter((test) => !isHeavy(test))];
   }
 }

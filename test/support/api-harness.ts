@@ -7,8 +7,8 @@ import { createLogger, loadApiConfig, type Logger } from '@worktrack/config';
 import { newId, unscopedData, type Db, type SqlPool, type Mode, type Plan, type Role } from '@worktrack/db';
 import { composeApi } from '../../services/api/src/compose';
 import { KEY_CACHE_LIFETIME_MS } from '../../services/api/src/http/key-cache';
-import type { OpenApiDocument } from '../../services/api/src/openapi/document';
 import { Conformance } from './openapi-conformance';
+import { runDocument } from './run-document';
 import type { AppDeps } from '../../services/api/src/deps';
 import { issueApiKey } from '../../services/api/src/modules/api-keys/issue-api-key';
 import { bootstrapOrganization, type BootstrapResult } from '../../services/api/src/modules/organizations/bootstrap-organization';
@@ -87,15 +87,14 @@ export async function keyWith(db: Db, org: TestOrg, permissions: string[], mode:
   return key;
 }
 
-const conformance = new WeakMap<Express, Conformance>();
+let conformance: Conformance | undefined;
 
 /**
  * The shared test client: every response it receives is checked against the OpenAPI document the
  * app serves, so a response that disagrees with the document fails the test that made it.
  */
 export function client(app: Express) {
-  let checker = conformance.get(app);
-  if (!checker) conformance.set(app, (checker = new Conformance(app.locals.openApiDocument as OpenApiDocument)));
+  const checker = (conformance ??= new Conformance(runDocument()));
   const checked = (method: 'get' | 'post' | 'patch' | 'delete', path: string) =>
     request(app)
       [method](path)

@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { ListObjectsV2Command, type S3Client } from '@aws-sdk/client-s3';
-import { createObjectStore, startEmbeddedS3, type EmbeddedS3, type ObjectStore, type ObjectStoreOptions } from '../../packages/storage/src';
+import { createObjectStore, type ObjectStore, type ObjectStoreOptions } from '../../packages/storage/src';
+import { startEmbeddedS3, type EmbeddedS3 } from '../../packages/storage/src/embedded-s3';
 import { createS3Client } from '../../packages/storage/src/s3-client';
 
 export const BUCKET = 'test-bucket';

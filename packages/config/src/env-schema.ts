@@ -10,7 +10,7 @@ type MaybeUnset = { readonly [unset]: true };
 
 /**
  * A setting with no default: undefined after validation unless it is set (or a `when` requires it),
- * and typed so. Every other setting has a default; test/env-schema.test.ts holds them to that,
+ * and typed so. Every other setting has a default; test/env-schema.unit.test.ts holds them to that,
  * through the `optional` flag this sets.
  */
 export const maybeUnset = <S extends Joi.AnySchema>(schema: S) => schema.optional() as S & MaybeUnset;

@@ -1,4 +1,3 @@
-export { startEmbeddedS3, type EmbeddedS3, type EmbeddedS3Options } from './embedded-s3';
 export { StorageUnavailableError } from './errors';
 export {
   createObjectStore,

@@ -1,7 +1,8 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createObjectStore, startEmbeddedS3, type EmbeddedS3 } from '../src';
+import { createObjectStore } from '../src';
+import { startEmbeddedS3, type EmbeddedS3 } from '../src/embedded-s3';
 import { streamOf } from '@test-support/embedded-store';
 
 let directory: string;

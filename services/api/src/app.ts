@@ -36,13 +36,14 @@ export function createApp(deps: AppDeps): express.Express {
   app.get(METRICS_PATH, metricsEndpoint(deps.metrics));
   app.use(healthRoutes(deps));
   app.use('/dashboard', dashboardRouter(deps));
-  app.locals.openApiDocument = apiDocument(deps.config.publicBaseUrl);
-  const openApi = JSON.stringify(app.locals.openApiDocument);
+  // Built on first request: converting every schema is the dearest part of building the app.
+  let openApi: string | undefined;
   app.use(docsPage());
 
   const v1 = Router({ caseSensitive: true, strict: true });
   v1.use(routeGuard(new RouteTable([...publicRoutes, ...apiRoutes, { method: 'get', path: OPENAPI_PATH }])));
   v1.get(OPENAPI_PATH, (_req, res) => {
+    openApi ??= JSON.stringify(apiDocument(deps.config.publicBaseUrl));
     res.type('json').send(openApi);
   });
   v1.use(noStore);
