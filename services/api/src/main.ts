@@ -9,6 +9,7 @@ async function main(): Promise<void> {
   if (config.cursorSecretEphemeral)
     logger.warn('CURSOR_SECRET is unset: list cursors are sealed with a key made at boot, so they stop working on a restart and on other replicas');
   if (config.secretsKeyDerived) logger.warn(DERIVED_SECRETS_KEY_WARNING);
+  if (config.publicBaseUrlWarning) logger.warn(config.publicBaseUrlWarning);
   try {
     await checkDatabase(config.databaseUrl);
     const api = await startApi(config, logger);
