@@ -3,7 +3,7 @@
 // else. Ctrl-C / SIGTERM stops them all gracefully.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
-import { describeStartupError, loadApiConfig, loadDotEnv, loadWorkerConfig, onParentExit } from '@worktrack/config';
+import { exitOnStartupError, loadApiConfig, loadDotEnv, loadWorkerConfig, onParentExit } from '@worktrack/config';
 import { startEmbeddedS3, type EmbeddedS3 } from '@worktrack/storage/embedded';
 
 const root = path.resolve(__dirname, '..');
@@ -81,7 +81,5 @@ async function main(): Promise<void> {
   process.exit(Math.max(...codes));
 }
 
-main().catch((err: unknown) => {
-  console.error(describeStartupError(err));
-  process.exit(1);
-});
+// The only port this process opens itself is the embedded store's.
+main().catch((err: unknown) => exitOnStartupError(err, { portSetting: 'S3_EMBEDDED_PORT' }));

@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { cpSync, mkdtempSync, readFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { parse } from 'yaml';
@@ -81,6 +81,7 @@ describe('the production image', () => {
     for (const [, source] of dockerfile.matchAll(/^COPY --from=build \/src\/(\S+)/gm))
       cpSync(path.join(repoRoot, source!), path.join(image, source!), { recursive: true });
   }, 60_000);
+  afterAll(() => image && rmSync(image, { recursive: true, force: true }));
 
   it('keeps the build context free of secrets and dependencies', () => {
     const ignored = readFileSync(path.join(repoRoot, '.dockerignore'), 'utf8').split('\n');

@@ -1,4 +1,4 @@
-import { cpSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { kustomizations, manifestProblems } from '../scripts/check-k8s';
@@ -72,11 +72,15 @@ describe('infra/k8s', () => {
 
   it('`pnpm check:k8s` exits 1 on a manifest the schemas refuse', async () => {
     const copy = mkdtempSync(path.join(tmpdir(), 'wt-k8s-'));
-    cpSync(path.join(repoRoot, 'infra/k8s'), copy, { recursive: true });
-    const deployment = path.join(copy, 'base/api-deployment.yaml');
-    writeFileSync(deployment, readFileSync(deployment, 'utf8').replace('replicas: 2', 'replicas: two'));
-    const check = runEntry('scripts/check-k8s.ts', [path.join(copy, 'base')], {});
-    expect(await exitCode(check, 60_000)).toBe(1);
-    expect(check.output()).toMatch(/Deployment worktrack-api: .*replicas/);
+    try {
+      cpSync(path.join(repoRoot, 'infra/k8s'), copy, { recursive: true });
+      const deployment = path.join(copy, 'base/api-deployment.yaml');
+      writeFileSync(deployment, readFileSync(deployment, 'utf8').replace('replicas: 2', 'replicas: two'));
+      const check = runEntry('scripts/check-k8s.ts', [path.join(copy, 'base')], {});
+      expect(await exitCode(check, 60_000)).toBe(1);
+      expect(check.output()).toMatch(/Deployment worktrack-api: .*replicas/);
+    } finally {
+      rmSync(copy, { recursive: true, force: true });
+    }
   }, 60_000);
 });

@@ -39,7 +39,8 @@ export function watchConsole(page: Page): string[] {
 /**
  * What every page must be: interactive (not hanging), light on script, every control labelled,
  * nothing from outside, no serious or critical axe-core violation, and at 390 px wide no sideways
- * scroll of the page (`scrollWidth` within the viewport). `phoneShot` also saves it as a phone sees it.
+ * scroll of the page (`scrollWidth` within the viewport), no word of a table cell cut across lines,
+ * and a header of at most 110 px. `phoneShot` also saves it as a phone sees it.
  */
 export async function checkPage(page: Page, consoleErrors: string[], { shot }: { shot?: string } = {}): Promise<void> {
   const facts = await page.evaluate(() => {
@@ -80,14 +81,30 @@ export async function checkPage(page: Page, consoleErrors: string[], { shot }: {
     const viewport = window.innerWidth;
     // What sticks out, outside the boxes that scroll on their own: named, so a failure says where to look.
     const sticking = Array.from(document.querySelectorAll<HTMLElement>('body *'))
-      .filter((el) => !el.closest('.table-scroll, pre, svg'))
+      .filter((el) => !el.closest('.table-scroll, pre, svg, header.top nav'))
       .filter((el) => el.getBoundingClientRect().right > viewport + 1 || (el.scrollWidth > el.clientWidth + 1 && getComputedStyle(el).overflowX === 'visible'))
       .slice(-3)
       .map((el) => `${el.tagName.toLowerCase()}.${el.className} (${Math.round(el.getBoundingClientRect().right)} px, content ${el.scrollWidth} px)`);
-    return { scrollWidth: document.documentElement.scrollWidth, viewport, sticking };
+    // Words cut across lines in a table cell: pieces between the places a line may break (spaces,
+    // hyphens, slashes) that span two lines. Ids and URLs, which have no words, may wrap anywhere.
+    const brokenWords: string[] = [];
+    for (const cell of Array.from(document.querySelectorAll('table th, table td'))) {
+      const walker = document.createTreeWalker(cell, NodeFilter.SHOW_TEXT);
+      for (let node = walker.nextNode() as Text | null; node; node = walker.nextNode() as Text | null) {
+        if (node.parentElement?.closest('.id, .url, pre')) continue;
+        for (const word of node.data.matchAll(/[^\s/-]+/g)) {
+          const range = document.createRange();
+          range.setStart(node, word.index);
+          range.setEnd(node, word.index + word[0].length);
+          if (new Set(Array.from(range.getClientRects(), (rect) => Math.round(rect.top))).size > 1) brokenWords.push(word[0]);
+        }
+      }
+    }
+    const headerHeight = Math.round(document.querySelector('header.top')?.getBoundingClientRect().height ?? 0);
+    return { scrollWidth: document.documentElement.scrollWidth, viewport, sticking, brokenWords, compactHeader: headerHeight <= 110 || headerHeight };
   });
   if (shot) await page.screenshot({ path: path.join(ARTIFACTS, `${shot}-phone.png`), fullPage: true });
   await page.setViewportSize(DESKTOP);
-  expect({ ...phone, scrollWidth: Math.min(phone.scrollWidth, phone.viewport) }).toEqual({ ...phone, scrollWidth: phone.scrollWidth });
+  expect({ ...phone, scrollWidth: Math.min(phone.scrollWidth, phone.viewport), brokenWords: [], compactHeader: true }).toEqual(phone);
   expect(consoleErrors).toEqual([]);
 }

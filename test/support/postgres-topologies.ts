@@ -103,7 +103,9 @@ export async function startPostgres(dataDir: string, port: number, settings: Rec
 /** A new cluster whose superuser is `postgres`, trusted on loopback (replication included). */
 export function initCluster(name: string): string {
   const dataDir = path.join(serverDir(name), 'data');
-  runAsServerUser(pgProgram('initdb'), ['-D', dataDir, '-U', 'postgres', '--auth=trust', '--no-sync']);
+  // UTF-8 whatever the environment's locale: with none (env -i, cron, containers) initdb would make a
+  // SQL_ASCII cluster, where the schema's ICU collation does not exist.
+  runAsServerUser(pgProgram('initdb'), ['-D', dataDir, '-U', 'postgres', '--auth=trust', '--no-sync', '-E', 'UTF8', '--locale=C.UTF-8']);
   return dataDir;
 }
 

@@ -15,20 +15,24 @@ export async function freePort(): Promise<number> {
 }
 
 /** Runs a TypeScript entry point of the repository the way the package scripts do. */
-export function runEntry(entry: string, args: string[], env: NodeJS.ProcessEnv): ChildProcess & { output: () => string } {
+export function runEntry(entry: string, args: string[], env: NodeJS.ProcessEnv): ReturnType<typeof spawnLogged> {
   return spawnLogged(['node', '--import', 'tsx', path.join(repoRoot, entry), ...args], { cwd: repoRoot, env: { ...process.env, LOG_LEVEL: 'warn', ...env } });
 }
 
 /** Runs a command (`node` is this Node) and keeps what it prints. */
 export function spawnLogged(
   [program, ...args]: string[],
-  options: { cwd: string; env: NodeJS.ProcessEnv; uid?: number; gid?: number },
-): ChildProcess & { output: () => string } {
+  options: { cwd: string; env: NodeJS.ProcessEnv; uid?: number; gid?: number; detached?: boolean },
+): ChildProcess & { output: () => string; errorOutput: () => string } {
   const child = spawn(program === 'node' ? process.execPath : program!, args, options);
   let output = '';
+  let errorOutput = '';
   child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  return Object.assign(child, { output: () => output });
+  child.stderr!.on('data', (chunk: Buffer) => {
+    output += chunk.toString();
+    errorOutput += chunk.toString();
+  });
+  return Object.assign(child, { output: () => output, errorOutput: () => errorOutput });
 }
 
 /** Resolves with the exit code, or fails if the process has not exited within the timeout. */

@@ -8,8 +8,6 @@ const EMBEDDED_CREDENTIALS = { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' 
 
 const apiEnv = {
   ...commonEnv,
-  HOST: Joi.string().default('127.0.0.1'),
-  PORT: Joi.number().port().default(3000),
   MAX_UPLOAD_BYTES: Joi.number().integer().min(1).default(26_214_400),
   AUTH_FAILURES_PER_MINUTE: Joi.number().integer().min(1).default(100),
   DRAIN_DELAY_MS: Joi.number().integer().min(0).default(0),

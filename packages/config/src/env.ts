@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import Joi from 'joi';
 import { maybeUnset, oneOf, type EnvOf } from './env-schema';
+import { listeningAddress, publicBaseUrlMismatch } from './public-base-url';
 import { redisEnv, redisSettings } from './redis-settings';
 
 /** Reads `.env` from the working directory, if present, without overriding real environment variables. */
@@ -51,7 +52,10 @@ export const commonEnv = {
   LOG_LEVEL: oneOf('fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent').default('info'),
   LOG_FORMAT: oneOf('json', 'pretty').default('json'),
   WEBHOOK_ALLOWED_HOSTS: csv,
-  PUBLIC_BASE_URL: Joi.string().uri().default('http://127.0.0.1:3000'),
+  // The API's address; the worker reads it too, for PUBLIC_BASE_URL's default.
+  HOST: Joi.string().default('127.0.0.1'),
+  PORT: Joi.number().port().default(3000),
+  PUBLIC_BASE_URL: maybeUnset(Joi.string().uri()),
   SMTP_URL: maybeUnset(Joi.string())
     .empty('')
     .uri({ scheme: ['smtp', 'smtps'] }),
@@ -74,8 +78,10 @@ export function commonSettings(e: CommonEnv) {
     logLevel: e.LOG_LEVEL,
     logFormat: e.LOG_FORMAT,
     webhookAllowedHosts: splitList(e.WEBHOOK_ALLOWED_HOSTS),
-    /** The address people reach the API and its dashboard at: links in mails and sign-in links name it. */
-    publicBaseUrl: e.PUBLIC_BASE_URL.replace(/\/+$/, ''),
+    /** The address people reach the API and its dashboard at: links in mails and sign-in links name it. Unset: the API's own (HOST, PORT). */
+    publicBaseUrl: (e.PUBLIC_BASE_URL ?? listeningAddress(e.HOST, e.PORT)).replace(/\/+$/, ''),
+    /** Why PUBLIC_BASE_URL's links would lead nowhere, if they would: the API warns at start. */
+    publicBaseUrlWarning: e.PUBLIC_BASE_URL === undefined ? undefined : publicBaseUrlMismatch(e.PUBLIC_BASE_URL, e.HOST, e.PORT),
     mail: mailSettings(e),
     ...secretsKeys(e),
   };

@@ -4,5 +4,7 @@ export { loadWorkerConfig, workerEnvSchema, type WorkerConfig } from './worker-c
 export { createLogger, type LogFormat, type Logger } from './logger';
 export { onParentExit, onShutdown, SHUTDOWN_DEADLINE_MS } from './shutdown';
 export { unreadyDependencies } from './readiness';
-export { describeStartupError } from './startup-errors';
+export { exitOnStartupError } from './startup-errors';
+export { DATABASE_UNREACHABLE, noticeOnce, redisErrorReporter } from './dependency-notice';
+export { isUnreachable } from './unreachable';
 export type { RedisNode, RedisTarget } from './redis-settings';

@@ -1,3 +1,4 @@
+export { checkDatabase } from './database-check';
 export { createDatabase, createDb, queryOnPool, type Database, type DatabaseOptions, type DatabasePooler, type Db, type SqlPool, type Tx } from './client';
 export { tenantData, tenantHandles, type TenantData, type TenantTx } from './data/tenant';
 export { unscopedData, type UnscopedData, type UnscopedTx } from './data/unscoped';

@@ -1,4 +1,4 @@
-import { describeStartupError, loadApiConfig, loadDotEnv, type ApiConfig } from '@worktrack/config';
+import { exitOnStartupError, loadApiConfig, loadDotEnv, type ApiConfig } from '@worktrack/config';
 import { createDb, unscopedData, type UnscopedData } from '@worktrack/db';
 import { bootstrap, bootstrapUsage } from './cli/bootstrap';
 import { dashboardLink, dashboardLinkUsage } from './cli/dashboard-link';
@@ -31,6 +31,9 @@ async function main(): Promise<void> {
   const db = createDb(config.databaseUrl, { poolSize: 1 });
   try {
     await commands[name]!(unscopedData({ db }), argv.slice(name.split(' ').length), config);
+  } catch (err) {
+    if (err instanceof UsageError) throw err;
+    exitOnStartupError(err, { databaseUrl: config.databaseUrl });
   } finally {
     await db.$disconnect();
   }
@@ -41,6 +44,5 @@ main().catch((err: unknown) => {
     console.error(err.usage ? `${err.message}\nUsage: ${err.usage}` : err.message);
     process.exit(2);
   }
-  console.error(describeStartupError(err, { databaseUrl: process.env.DATABASE_URL ?? loadApiConfig().databaseUrl }));
-  process.exit(1);
+  exitOnStartupError(err);
 });

@@ -1,6 +1,6 @@
 import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
-import type { ApiConfig, Logger } from '@worktrack/config';
+import { redisErrorReporter, type ApiConfig, type Logger } from '@worktrack/config';
 import type { Express } from 'express';
 import { createDatabase, resealWebhookSecrets, SecretBox, tenantHandles, unscopedData, type Database, type Db } from '@worktrack/db';
 import { createMailer } from '@worktrack/mail';
@@ -45,7 +45,11 @@ export function composeApi(
   const redis = createRedisConnection(config.redis, 'producer', 'api');
   const producer = createRedisConnection(config.redis, 'producer', 'api-producer');
   const subscriber = createRedisConnection(config.redis, 'subscriber', 'api-subscriber');
-  const jobs = new JobScheduler(producer, queueLayout(config), (err) => logger.warn({ err }, 'queue unavailable'));
+  const jobs = new JobScheduler(
+    producer,
+    queueLayout(config),
+    redisErrorReporter(config.redis, (err) => logger.warn({ err }, 'queue unavailable')),
+  );
   const publisher = createEventPublisher(jobs, logger, config.eventPublishDelayMs);
   const keyCache = new KeyCache<ResolvedKey>(keyCacheLifetimeMs);
   const keyRevocations = new KeyRevocations(keyCache, redis, subscriber, config.redisPrefix, logger);

@@ -1,4 +1,5 @@
-import { createLogger, DERIVED_SECRETS_KEY_WARNING, describeStartupError, loadApiConfig, loadDotEnv, onShutdown } from '@worktrack/config';
+import { createLogger, DERIVED_SECRETS_KEY_WARNING, exitOnStartupError, loadApiConfig, loadDotEnv, onShutdown } from '@worktrack/config';
+import { checkDatabase } from '@worktrack/db';
 import { startApi } from './compose';
 
 async function main(): Promise<void> {
@@ -8,17 +9,15 @@ async function main(): Promise<void> {
   if (config.cursorSecretEphemeral)
     logger.warn('CURSOR_SECRET is unset: list cursors are sealed with a key made at boot, so they stop working on a restart and on other replicas');
   if (config.secretsKeyDerived) logger.warn(DERIVED_SECRETS_KEY_WARNING);
+  if (config.publicBaseUrlWarning) logger.warn(config.publicBaseUrlWarning);
   try {
+    await checkDatabase(config.databaseUrl);
     const api = await startApi(config, logger);
     logger.info({ url: api.url }, 'api listening');
     onShutdown(logger, api.close);
   } catch (err) {
-    console.error(describeStartupError(err, { databaseUrl: config.databaseUrl, portSetting: 'PORT (or HOST)' }));
-    process.exit(1);
+    exitOnStartupError(err, { databaseUrl: config.databaseUrl, portSetting: 'PORT (or HOST)' });
   }
 }
 
-main().catch((err: unknown) => {
-  console.error(describeStartupError(err));
-  process.exit(1);
-});
+main().catch((err: unknown) => exitOnStartupError(err));

@@ -406,6 +406,11 @@ describe('the dashboard in a browser', () => {
     await go('/dashboard/projects');
     await expect(main().textContent()).resolves.not.toContain('Website');
     await checkPage('test-mode');
+    // No test project yet: the task form says so and where to make one, instead of an empty required list.
+    await go('/dashboard/tasks');
+    await expect(main().textContent()).resolves.toContain('There is no test project yet, and a task belongs to one.');
+    await expect(page.getByRole('link', { name: 'Create a test project' }).getAttribute('href')).resolves.toBe('/dashboard/projects');
+    await checkPage('test-mode-tasks');
     await page.getByRole('button', { name: 'Switch to live' }).click();
   });
 

@@ -69,7 +69,11 @@ describe('POST /v1/dashboard-links', () => {
 
 describe('pnpm cli dashboard-link', () => {
   async function cli(...args: string[]) {
-    const child = runEntry('services/api/src/cli.ts', ['dashboard-link', ...args], { DATABASE_URL: process.env.DATABASE_URL, PUBLIC_BASE_URL });
+    return cliWith({ PUBLIC_BASE_URL }, ...args);
+  }
+
+  async function cliWith(env: NodeJS.ProcessEnv, ...args: string[]) {
+    const child = runEntry('services/api/src/cli.ts', ['dashboard-link', ...args], { DATABASE_URL: process.env.DATABASE_URL, ...env });
     const code = await exitCode(child);
     return { code, output: child.output() };
   }
@@ -94,10 +98,11 @@ describe('pnpm cli dashboard-link', () => {
     expect(ambiguous.output).toContain('choose one with --org');
     expect(ambiguous.output).toContain(org.organization.id);
 
-    const chosen = await cli('--email', email, '--org', otherOrg.organization.id, '--json');
+    // With no PUBLIC_BASE_URL, the link names the API's own address (HOST, PORT).
+    const chosen = await cliWith({ PUBLIC_BASE_URL: undefined, PORT: '3400' }, '--email', email, '--org', otherOrg.organization.id, '--json');
     expect(chosen.code).toBe(0);
     expect(JSON.parse(chosen.output)).toEqual({
-      url: expect.stringContaining('/dashboard/sign-in?token='),
+      url: expect.stringMatching(/^http:\/\/127\.0\.0\.1:3400\/dashboard\/sign-in\?token=/),
       expiresAt: expect.any(String),
       organizationId: otherOrg.organization.id,
       role: 'member',

@@ -66,3 +66,32 @@ describe('error bodies', () => {
     }
   });
 });
+
+describe('error messages in people’s words, naming the field', () => {
+  it('says a limit plainly', async () => {
+    const project = await as(h.app, org.liveKey).post('/v1/projects', { name: 'Wording' });
+    const res = await as(h.app, org.liveKey).post('/v1/tasks', { projectId: project.body.id, title: 'x'.repeat(501) });
+    expectError(res, 400, 'invalid_request', 'title');
+    expect(res.body.error.message).toBe('title must be at most 500 characters');
+  });
+
+  it('tells a test key naming a live project (and a live key naming a test one) which is which', async () => {
+    const live = await as(h.app, org.liveKey).post('/v1/projects', { name: 'Live one' });
+    const test = await as(h.app, org.testKey).post('/v1/projects', { name: 'Test one' });
+    const fromTest = await as(h.app, org.testKey).post('/v1/tasks', { projectId: live.body.id, title: 'Write the launch' });
+    expectError(fromTest, 400, 'invalid_request', 'projectId');
+    expect(fromTest.body.error.message).toBe('That project is a live project and this is a test key: use a live key, or one of the test projects');
+    const fromLive = await as(h.app, org.liveKey).post('/v1/tasks', { projectId: test.body.id, title: 'Write the launch' });
+    expect(fromLive.body.error.message).toBe('That project is a test project and this is a live key: use a test key, or one of the live projects');
+    const unknown = await as(h.app, org.liveKey).post('/v1/tasks', { projectId: 'prj_nothing', title: 'Write the launch' });
+    expect(unknown.body.error.message).toBe('projectId must name a project of the organization');
+  });
+
+  it('says to use the Bearer scheme when another one is sent', async () => {
+    const res = await request(h.app).get('/v1/projects').set('Authorization', `Token ${org.liveKey}`);
+    expectError(res, 401, 'unauthenticated');
+    expect(res.body.error.message).toBe('Use "Authorization: Bearer <API key>": the scheme must be Bearer, followed by the key');
+    const malformed = await request(h.app).get('/v1/projects').set('Authorization', 'Bearer not-a-key');
+    expect(malformed.body.error.message).toMatch(/^Malformed API key: keys start with tk_live_ or tk_test_/);
+  });
+});

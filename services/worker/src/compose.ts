@@ -1,5 +1,5 @@
 import type { AddressInfo } from 'node:net';
-import type { Logger, WorkerConfig } from '@worktrack/config';
+import { redisErrorReporter, type Logger, type WorkerConfig } from '@worktrack/config';
 import { countDueDeliveries, createDatabase, SecretBox, unscopedData } from '@worktrack/db';
 import { createMetricsRegistry, registerBacklogGauges } from '@worktrack/metrics';
 import { createMailer } from '@worktrack/mail';
@@ -38,7 +38,11 @@ export async function startWorker(config: WorkerConfig, logger: Logger): Promise
   const connection = createRedisConnection(config.redis, 'worker', 'worker');
   const producer = createRedisConnection(config.redis, 'worker', 'worker-producer');
   const layout = queueLayout(config);
-  const jobs = new JobScheduler(producer, layout, (err) => logger.warn({ err }, 'queue unavailable'));
+  const jobs = new JobScheduler(
+    producer,
+    layout,
+    redisErrorReporter(config.redis, (err) => logger.warn({ err }, 'queue unavailable')),
+  );
   const deliverer = new WebhookDeliverer({ timeoutMs: config.timeoutMs, allowedHosts: config.webhookAllowedHosts, maxResponseBytes: RESPONSE_BODY_BYTES });
 
   const mailer = createMailer(config.mail, logger);
@@ -73,6 +77,7 @@ export async function startWorker(config: WorkerConfig, logger: Logger): Promise
       sweepGraceMs: config.sweepGraceMs,
       deliveryRetentionDays: config.deliveryRetentionDays,
       lockDurationMs: config.lockDurationMs,
+      onQueueError: redisErrorReporter(config.redis, (err) => logger.error({ err }, 'queue worker error')),
     },
   );
   let draining = false;

@@ -1,5 +1,5 @@
 import { claimDueDeliveries, releaseDeliveries, type ClaimedDelivery, type SqlPool } from '@worktrack/db';
-import type { Logger } from '@worktrack/config';
+import { DATABASE_UNREACHABLE, isUnreachable, noticeOnce, type Logger } from '@worktrack/config';
 
 export interface DeliverySchedulerOptions {
   /** Attempts this worker makes at once (`WORKER_CONCURRENCY`). */
@@ -114,7 +114,8 @@ export class DeliveryScheduler {
           return deliveries.length === room;
         },
         (err: unknown) => {
-          this.logger.warn({ err }, 'claim failed; claiming again at the next poll');
+          if (isUnreachable(err)) noticeOnce(DATABASE_UNREACHABLE);
+          else this.logger.warn({ err }, 'claim failed; claiming again at the next poll');
           return false;
         },
       )

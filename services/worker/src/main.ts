@@ -1,4 +1,5 @@
-import { createLogger, DERIVED_SECRETS_KEY_WARNING, describeStartupError, loadDotEnv, loadWorkerConfig, onShutdown } from '@worktrack/config';
+import { createLogger, DERIVED_SECRETS_KEY_WARNING, exitOnStartupError, loadDotEnv, loadWorkerConfig, onShutdown } from '@worktrack/config';
+import { checkDatabase } from '@worktrack/db';
 import { startWorker } from './compose';
 
 async function main(): Promise<void> {
@@ -7,16 +8,13 @@ async function main(): Promise<void> {
   const logger = createLogger(config.logLevel, 'worker', config.logFormat);
   if (config.secretsKeyDerived) logger.warn(DERIVED_SECRETS_KEY_WARNING);
   try {
+    await checkDatabase(config.databaseUrl);
     const worker = await startWorker(config, logger);
     logger.info({ concurrency: config.concurrency, health: worker.healthUrl }, 'worker started');
     onShutdown(logger, worker.close);
   } catch (err) {
-    console.error(describeStartupError(err, { databaseUrl: config.databaseUrl, portSetting: 'WORKER_HEALTH_PORT (or WORKER_HEALTH_HOST)' }));
-    process.exit(1);
+    exitOnStartupError(err, { databaseUrl: config.databaseUrl, portSetting: 'WORKER_HEALTH_PORT (or WORKER_HEALTH_HOST)' });
   }
 }
 
-main().catch((err: unknown) => {
-  console.error(describeStartupError(err));
-  process.exit(1);
-});
+main().catch((err: unknown) => exitOnStartupError(err));

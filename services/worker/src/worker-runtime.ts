@@ -19,6 +19,8 @@ export interface WorkerRuntimeOptions {
   deliveryRetentionDays: number;
   /** BullMQ's job lock, renewed while the job runs; a dead worker's jobs return to the queue within 1.5 times it. */
   lockDurationMs: number;
+  /** Where the queues' own errors go (Redis unreachable: one plain line every few seconds). */
+  onQueueError: (err: Error) => void;
 }
 
 export interface WorkerRuntime {
@@ -65,7 +67,7 @@ export function startWorkerRuntime(deps: WorkerDeps, options: WorkerRuntimeOptio
   );
   const workers = [...events, ...deliveries];
   for (const worker of workers) {
-    worker.on('error', (err) => deps.logger.error({ err }, 'queue worker error'));
+    worker.on('error', options.onQueueError);
     worker.on('failed', (job, err) => deps.logger.warn({ err, jobId: job?.id }, 'job failed'));
   }
 
@@ -79,7 +81,9 @@ export function startWorkerRuntime(deps: WorkerDeps, options: WorkerRuntimeOptio
   return {
     async close() {
       clearInterval(timer);
-      await Promise.all([...workers.map((worker) => worker.close()), sweeping]);
+      // With Redis unreachable a graceful close would wait for it: its jobs return to the queue anyway.
+      const force = options.connection.status !== 'ready';
+      await Promise.all([...workers.map((worker) => worker.close(force)), sweeping]);
       await scheduler.close();
     },
   };

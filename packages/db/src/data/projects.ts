@@ -18,6 +18,8 @@ export type NewProject = Pick<Project, 'name' | 'description' | 'icon' | 'color'
 export function projects({ conn, pool, scope }: TenantConn) {
   return {
     find: (id: string) => conn.project.findFirst({ where: { id, ...scope } }),
+    /** Whether the id names one of the organization's projects of the other mode: a refusal then says so, the usual slip. */
+    inOtherMode: async (id: string) => (await conn.project.count({ where: { id, organizationId: scope.organizationId, mode: { not: scope.mode } } })) > 0,
     /** Those of these ids that name the tenant's projects. */
     existingIds: async (ids: string[]) =>
       (await conn.project.findMany({ where: { id: { in: ids }, ...scope }, select: { id: true } })).map((project) => project.id),

@@ -42,7 +42,8 @@ export function bearerKey(req: Request): string {
   const header = req.get('authorization');
   if (!header) throw unauthenticated('Missing Authorization header; send "Authorization: Bearer <API key>"');
   const key = /^Bearer\s+(\S+)$/i.exec(header)?.[1];
-  if (!key || !API_KEY_PATTERN.test(key)) throw unauthenticated('Malformed API key');
+  if (!key) throw unauthenticated('Use "Authorization: Bearer <API key>": the scheme must be Bearer, followed by the key');
+  if (!API_KEY_PATTERN.test(key)) throw unauthenticated('Malformed API key: keys start with tk_live_ or tk_test_; send "Authorization: Bearer <API key>"');
   return key;
 }
 

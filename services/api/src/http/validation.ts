@@ -50,10 +50,25 @@ function assertStorable(value: unknown): void {
   }
 }
 
+/** Joi's wordings that read like a machine's ("length must be less than or equal to 500 characters long"), said plainly. */
+const PLAIN_MESSAGES: Joi.LanguageMessages = {
+  'string.max': '{{#label}} must be at most {{#limit}} characters',
+  'string.min': '{{#label}} must be at least {{#limit}} characters',
+  'string.empty': '{{#label}} must not be empty',
+  'string.uri': '{{#label}} must be an absolute URL',
+  'string.email': '{{#label}} must be an email address',
+  'number.max': '{{#label}} must be at most {{#limit}}',
+  'number.min': '{{#label}} must be at least {{#limit}}',
+  'number.integer': '{{#label}} must be a whole number',
+  'array.max': '{{#label}} must have at most {{#limit}} items',
+  'array.min': '{{#label}} must have at least {{#limit}} items',
+  'object.max': '{{#label}} must have at most {{#limit}} keys',
+};
+
 /** Validates one part of a request; the first problem becomes a 400 naming the offending field. */
 export function validate<T>(schema: Joi.Schema<T>, value: unknown, options: Joi.ValidationOptions = {}): T {
   assertStorable(value);
-  const result = schema.validate(value, { abortEarly: true, allowUnknown: false, errors: { wrap: { label: false } }, ...options });
+  const result = schema.validate(value, { abortEarly: true, allowUnknown: false, errors: { wrap: { label: false } }, messages: PLAIN_MESSAGES, ...options });
   if (result.error) {
     const detail = result.error.details[0]!;
     const param = detail.path.length > 0 ? detail.path.join('.') : null;

@@ -28,7 +28,7 @@ import {
   type Option,
   Scroll,
 } from '../views/components';
-import { useCan } from '../views/page-context';
+import { useCan, usePage } from '../views/page-context';
 import { renderPage } from '../views/render';
 
 const PATH = '/dashboard/tasks';
@@ -52,6 +52,19 @@ const projectOptions = (choices: Choices, { open }: { open: boolean }): Option[]
   choices.projects.filter((p) => !open || !p.archived).map((p) => ({ value: p.id, label: p.archived ? `${p.name} (archived)` : p.name }));
 const memberOptions = (choices: Choices): Option[] => choices.members.map((m) => ({ value: m.id, label: m.name ?? m.email }));
 const any: Option = { value: '', label: 'Any' };
+
+/** Instead of a form whose required Project list is empty: a task needs a project of this mode first. */
+function NoProjectYet() {
+  const { session } = usePage();
+  return (
+    <section class="card" aria-label="Create a task">
+      <h2>Create a task</h2>
+      <p>
+        There is no {session.mode} project yet, and a task belongs to one. <a href="/dashboard/projects">Create a {session.mode} project</a> first.
+      </p>
+    </section>
+  );
+}
 
 /** The fields of create and edit: the API's names, so its refusals point at them. */
 function TaskFields({ values, problem, choices, creating }: { values: Form; problem?: Problem | undefined; choices: Choices; creating: boolean }) {
@@ -153,14 +166,17 @@ function TasksBody(props: { tasks: Envelope<TaskRecord>; choices: Choices; filte
       <section>
         <TaskTable tasks={props.tasks} choices={props.choices} filters={props.filters} />
       </section>
-      {can('tasks:write') && (
-        <PostForm action={PATH} label="Create a task">
-          <h2>Create a task</h2>
-          <ProblemSummary problem={props.problem} />
-          <TaskFields values={props.values} problem={props.problem} choices={props.choices} creating />
-          <button type="submit">Create task</button>
-        </PostForm>
-      )}
+      {can('tasks:write') &&
+        (projectOptions(props.choices, { open: true }).length === 0 ? (
+          <NoProjectYet />
+        ) : (
+          <PostForm action={PATH} label="Create a task">
+            <h2>Create a task</h2>
+            <ProblemSummary problem={props.problem} />
+            <TaskFields values={props.values} problem={props.problem} choices={props.choices} creating />
+            <button type="submit">Create task</button>
+          </PostForm>
+        ))}
     </div>
   );
 }

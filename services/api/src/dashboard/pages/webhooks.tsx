@@ -102,7 +102,9 @@ function WebhookList({ webhooks, pagination }: { webhooks: WebhookRecord[]; pagi
             {webhooks.map((webhook) => (
               <tr>
                 <th scope="row">
-                  <a href={`${PATH}/${webhook.id}`}>{webhook.url}</a>
+                  <a class="url" href={`${PATH}/${webhook.id}`}>
+                    {webhook.url}
+                  </a>
                   {webhook.description && <div class="muted">{webhook.description}</div>}
                 </th>
                 <td>

@@ -13,7 +13,15 @@ const EVENT_OPTIONS = [{ value: '*', label: 'Every event (*)' }, ...EVENT_TYPES.
 export function WebhookFields({ values, problem, headerNames }: { values: Form; problem?: Problem | undefined; headerNames?: string[] | undefined }) {
   return (
     <>
-      <TextField name="url" label="Endpoint URL" type="url" required value={text(values, 'url')} hint="https, and not a private address" problem={problem} />
+      <TextField
+        name="url"
+        label="Endpoint URL"
+        type="url"
+        required
+        value={text(values, 'url')}
+        hint="https and a public address, unless this service allows the host for local testing"
+        problem={problem}
+      />
       <TextField name="description" label="Description (optional)" value={text(values, 'description')} problem={problem} />
       <Checkboxes name="events" legend="Events" options={EVENT_OPTIONS} checked={list(values, 'events')} problem={problem} />
       <NumberField

@@ -31,7 +31,7 @@ export const uploadFile = defineRoute({
       validate(uploadedFileName, { file: file.originalname });
       const fields = validate(uploadFields, req.body ?? {});
       return await deps.data(tenant).commitWithEvents(async (tx) => {
-        await assertProjectOpen(tx, fields.projectId);
+        await assertProjectOpen(tx, fields.projectId, tenant.mode);
         const row = await tx.files.create({
           id,
           projectId: fields.projectId,

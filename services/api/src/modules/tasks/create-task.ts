@@ -7,9 +7,8 @@ import { taskRecordSchema, toTaskRecord } from './task-record';
 import { createTaskBody } from './task-schemas';
 
 const refusals = {
-  project_missing: projectRefusals.missing,
   project_archived: projectRefusals.archived,
-  assignee_not_member: () => invalid('assigneeId', 'assigneeId must name members of the organization'),
+  assignee_not_member: () => invalid('assigneeId', 'assigneeId must name a member of the organization'),
 };
 
 /**
@@ -48,7 +47,8 @@ export const createTask = defineRoute({
         };
         const record = toTaskRecord({ ...task, ...tenant });
         const written = await data.tasks.insertWithEvent(task, events.taskCreated(record));
-        if (!written.inserted) throw refusals[written.refused]();
+        if (!written.inserted)
+          throw written.refused === 'project_missing' ? await projectRefusals.missing(data, body.projectId, tenant.mode) : refusals[written.refused]();
         return { result: record, awaitedEventIds: written.awaitedEventIds };
       },
     }),

@@ -1,0 +1,133 @@
+import net from 'node:net';
+import { once } from 'node:events';
+import { exitCode, freePort, runEntry, waitForHttp } from '@test-support/processes';
+import { waitFor } from '@test-support/wait-for';
+
+const CLI = 'services/api/src/cli.ts';
+const API = 'services/api/src/main.ts';
+const WORKER = 'services/worker/src/main.ts';
+
+/** The database of this test file, renamed, on the same server, or moved to a port nothing listens on. */
+const databaseNamed = (name: string) => Object.assign(new URL(process.env.DATABASE_URL!), { pathname: `/${name}` }).toString();
+const databaseAtPort = (port: number) => Object.assign(new URL(process.env.DATABASE_URL!), { port: String(port) }).toString();
+
+/** Runs an entry point to its exit: what it printed on stderr, and its exit code. */
+async function failure(entry: string, args: string[], env: NodeJS.ProcessEnv) {
+  const child = runEntry(entry, args, env);
+  const code = await exitCode(child, 90_000);
+  return { code, lines: child.errorOutput().trimEnd().split('\n') };
+}
+
+/** One plain line (no JSON, no stack frame) matching `says`, exit code 1: from each entry point, run together. */
+async function expectOneLine(entries: readonly (readonly [string, readonly string[]])[], env: NodeJS.ProcessEnv, says: RegExp) {
+  const results = await Promise.all(entries.map(([entry, args]) => failure(entry, [...args], env).then((result) => ({ entry, ...result }))));
+  for (const result of results) expect(result).toEqual({ entry: result.entry, code: 1, lines: [expect.stringMatching(says)] });
+}
+
+const EVERY_ENTRY = [
+  [CLI, ['orgs', 'list']],
+  [API, []],
+  [WORKER, []],
+] as const;
+
+// Each case starts the entry points afresh: generous bounds for a busy machine.
+jest.setTimeout(120_000);
+
+describe('what an operator reads when the API, the worker or the CLI cannot start', () => {
+  let ports: { PORT: string; WORKER_HEALTH_PORT: string };
+  let closedPort: number;
+  beforeAll(async () => {
+    const [api, health, closed] = await Promise.all([freePort(), freePort(), freePort()]);
+    ports = { PORT: String(api), WORKER_HEALTH_PORT: String(health) };
+    closedPort = closed;
+  });
+
+  it('a database that does not exist: run `pnpm db:migrate`', async () => {
+    await expectOneLine(
+      EVERY_ENTRY,
+      { ...ports, DATABASE_URL: databaseNamed('worktrack_not_created') },
+      /^The database "worktrack_not_created" at 127\.0\.0\.1:\d+ does not exist\. Run `pnpm db:migrate` to create it, or set DATABASE_URL to an existing one\.$/,
+    );
+  });
+
+  it('a database with no tables: run `pnpm db:migrate`', async () => {
+    await expectOneLine(
+      [[API, []]],
+      { ...ports, DATABASE_URL: databaseNamed('postgres') },
+      /^The database "postgres" at 127\.0\.0\.1:\d+ has no tables yet\. Run `pnpm db:migrate`\.$/,
+    );
+  });
+
+  it('Postgres unreachable: where it was looked for, and the setting', async () => {
+    await expectOneLine(
+      EVERY_ENTRY,
+      { ...ports, DATABASE_URL: databaseAtPort(closedPort) },
+      new RegExp(`^Cannot reach the database "[\\w-]+" at 127\\.0\\.0\\.1:${closedPort}\\. Check DATABASE_URL and that PostgreSQL is running\\.$`),
+    );
+  });
+
+  it('a malformed setting: which one, and where settings are set', async () => {
+    await expectOneLine(
+      EVERY_ENTRY,
+      { ...ports, QUEUE_SHARDS: 'many' },
+      /^Invalid configuration: "QUEUE_SHARDS" must be a number\. Fix it in the environment or in \.env \(\.env\.example lists every setting\)\.$/,
+    );
+  });
+
+  it('a port in use: which setting chooses it', async () => {
+    const holder = net.createServer().listen(0, '127.0.0.1');
+    await once(holder, 'listening');
+    const { port } = holder.address() as net.AddressInfo;
+    try {
+      const taken = new RegExp(
+        `^Cannot listen on 127\\.0\\.0\\.1:${port}: the port is in use\\. Set (PORT \\(or HOST\\)|WORKER_HEALTH_PORT \\(or WORKER_HEALTH_HOST\\)) to a free port, or stop what holds it\\.$`,
+      );
+      await expectOneLine([[API, []]], { ...ports, PORT: String(port) }, taken);
+      await expectOneLine([[WORKER, []]], { ...ports, WORKER_HEALTH_PORT: String(port) }, taken);
+    } finally {
+      holder.close();
+    }
+  });
+});
+
+describe('Redis unreachable while the services run', () => {
+  /** Runs an entry point against a Redis port nothing listens on until it printed two notices, then stops it. */
+  async function runWithoutRedis(entry: string, portSetting: string) {
+    const [port, redisPort] = await Promise.all([freePort(), freePort()]);
+    const child = runEntry(entry, [], {
+      [portSetting]: String(port),
+      REDIS_URL: `redis://127.0.0.1:${redisPort}`,
+      REDIS_PREFIX: `wt-test-unreachable-${port}`,
+    });
+    const notices: number[] = [];
+    child.stderr!.on('data', (chunk: Buffer) => {
+      for (const line of chunk.toString().trimEnd().split('\n')) if (line.startsWith('Cannot reach Redis')) notices.push(Date.now());
+    });
+    try {
+      await waitForHttp(`http://127.0.0.1:${port}/healthz`, 90_000);
+      await waitFor(async () => (notices.length >= 2 ? true : undefined), { timeoutMs: 30_000, intervalMs: 100 }).catch((err: Error) => {
+        throw new Error(`${err.message}; ${entry} printed:\n${child.output()}`);
+      });
+      const stopping = Date.now();
+      child.kill('SIGTERM');
+      const code = await exitCode(child);
+      return { entry, redisPort, code, stopMs: Date.now() - stopping, gapMs: notices[1]! - notices[0]!, errors: child.errorOutput(), output: child.output() };
+    } finally {
+      child.kill('SIGKILL');
+    }
+  }
+
+  it('the API and the worker say so on one plain line every few seconds, and stop as fast as with Redis up', async () => {
+    const runs = await Promise.all([runWithoutRedis(API, 'PORT'), runWithoutRedis(WORKER, 'WORKER_HEALTH_PORT')]);
+    for (const run of runs) {
+      const notice = `Cannot reach Redis at 127.0.0.1:${run.redisPort}. Start Redis, or set REDIS_URL to where it runs; retrying.`;
+      expect({ entry: run.entry, errors: run.errors.trimEnd().split('\n'), code: run.code }).toEqual({ entry: run.entry, errors: [notice, notice], code: 0 });
+      expect(run.gapMs).toBeGreaterThanOrEqual(4_900);
+      // Nor is every failed command logged (LOG_LEVEL=warn would show each).
+      expect(run.output).not.toMatch(/queue unavailable|queue worker error/);
+      // Exit code 0: the drain ended before the deadline (15 s, exit 1), which is what used to end a
+      // stop without Redis; on a quiet machine both stop within half a second, Redis up or not.
+      expect(run.stopMs).toBeLessThan(10_000);
+    }
+  });
+});
