@@ -147,9 +147,10 @@ describe('roles', () => {
     const keys = await guest.get('/dashboard/keys');
     expect(keys.status).toBe(403);
     expect(keys.text).toContain('Not allowed');
-    // A guest reads everything (docs/decisions.md#tenancy-and-keys), so sees webhooks, but none of the forms that change them.
+    // Subscriptions and their deliveries are the admins' alone (docs/decisions.md#tenancy-and-keys): no section, and the page refused.
+    expect(overview.text).not.toContain('href="/dashboard/webhooks"');
     const webhooks = await guest.get('/dashboard/webhooks');
-    expect(webhooks.status).toBe(200);
+    expect(webhooks.status).toBe(403);
     expect(webhooks.text).not.toContain('Create a subscription');
     const webhook = await as(h.app, org.liveKey).post('/v1/webhooks', { url: 'https://93.184.215.14/hooks', events: ['*'] });
     const attempts: [string, Record<string, string>][] = [
