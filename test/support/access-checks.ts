@@ -8,7 +8,18 @@ import { addMember, as, client, createOrg, expectError, keyWith } from './api-ha
  * under test: what a `*` key of each role may do. Subscriptions and deliveries are the admins' alone.
  */
 const ROLE_RIGHTS: Record<Exclude<Role, 'admin'>, readonly Permission[]> = {
-  member: ['tasks:read', 'tasks:write', 'projects:read', 'projects:write', 'members:read', 'comments:read', 'comments:write', 'files:read', 'files:write', 'events:read'],
+  member: [
+    'tasks:read',
+    'tasks:write',
+    'projects:read',
+    'projects:write',
+    'members:read',
+    'comments:read',
+    'comments:write',
+    'files:read',
+    'files:write',
+    'events:read',
+  ],
   guest: ['tasks:read', 'projects:read', 'members:read', 'comments:read', 'comments:write', 'files:read', 'events:read'],
 };
 
@@ -79,13 +90,16 @@ export function itEnforcesAccess(
    * The keys below belong to `otherOrg`: a route naming `org`'s record answers them 404 once the
    * permission is granted (checked first) and 403 when it is not, so nothing of `org` changes.
    */
-  it.each(['member', 'guest'] as const)('answers a %s as the role matrix says: 403 outside its rights, never refused for the permission within them', async (role) => {
-    const r = route();
-    const { harness, otherOrg } = context();
-    const res = await send(`Bearer ${(await roleKeysOf(harness, otherOrg))[role]}`, r);
-    if (ROLE_RIGHTS[role].includes(r.permission)) expect({ role, refused: refusedFor(res, r.permission) }).toEqual({ role, refused: false });
-    else expectError(res, 403, 'forbidden');
-  });
+  it.each(['member', 'guest'] as const)(
+    'answers a %s as the role matrix says: 403 outside its rights, never refused for the permission within them',
+    async (role) => {
+      const r = route();
+      const { harness, otherOrg } = context();
+      const res = await send(`Bearer ${(await roleKeysOf(harness, otherOrg))[role]}`, r);
+      if (ROLE_RIGHTS[role].includes(r.permission)) expect({ role, refused: refusedFor(res, r.permission) }).toEqual({ role, refused: false });
+      else expectError(res, 403, 'forbidden');
+    },
+  );
 
   it('lets through a key holding the permission alone, or one that implies it', async () => {
     const r = route();
