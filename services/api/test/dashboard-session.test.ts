@@ -20,30 +20,73 @@ async function memberOf(owner: TestOrg, role: 'admin' | 'member' | 'guest') {
 }
 
 describe('signing in with a link', () => {
-  it('opens a session once: an HttpOnly, SameSite=Lax cookie for 12 hours, then the overview', async () => {
+  const cookiesOf = (res: request.Response) => (res.headers['set-cookie'] as unknown as string[] | undefined) ?? [];
+
+  it('opens a page whose one button signs in, once: an HttpOnly, SameSite=Lax cookie for 12 hours, then the overview', async () => {
     const link = await linkFor(h, admin());
-    const res = await request(h.app).get(pathOf(link.url));
+    const token = new URL(link.url).searchParams.get('token')!;
+    const browser = request.agent(h.app);
+    // Opening the link (as a mail scanner does too) moves its token out of the address and spends nothing.
+    const opened = await browser.get(pathOf(link.url));
+    expect(opened.status).toBe(303);
+    expect(opened.headers.location).toBe('/dashboard/sign-in/link');
+    expect(cookiesOf(opened)).toEqual([expect.stringMatching(/^wt_link=[^;]+; Max-Age=900; Path=\/dashboard\/sign-in; Expires=[^;]+; HttpOnly; SameSite=Lax$/)]);
+    for (let i = 0; i < 2; i += 1) {
+      const page = await browser.get('/dashboard/sign-in/link');
+      expect(page.status).toBe(200);
+      expect(page.text).toContain(`This link signs <strong>${org.user.email}</strong> in to <strong>${org.organization.name}</strong>`);
+      expect(page.text).toMatch(/<form method="post" action="\/dashboard\/sign-in\/link"/);
+      expect(page.text).not.toContain(token);
+      expect(cookiesOf(page).some((c) => c.startsWith('wt_session='))).toBe(false);
+    }
+    expect(await h.db.dashboardLink.count({ where: { userId: org.user.id, usedAt: { not: null } } })).toBe(0);
+
+    const res = await browser.post('/dashboard/sign-in/link').type('form').send({});
     expect(res.status).toBe(303);
     expect(res.headers.location).toBe('/dashboard');
-    const cookie = (res.headers['set-cookie'] as unknown as string[]).find((c) => c.startsWith('wt_session='))!;
+    const cookie = cookiesOf(res).find((c) => c.startsWith('wt_session='))!;
     expect(cookie).toMatch(/; Max-Age=43200; Path=\/dashboard; Expires=[^;]+; HttpOnly; SameSite=Lax$/);
+    expect(cookiesOf(res).find((c) => c.startsWith('wt_link='))).toMatch(/^wt_link=; Path=\/dashboard\/sign-in; Expires=Thu, 01 Jan 1970/);
 
     const overview = await request(h.app).get('/dashboard').set('Cookie', cookie.split(';')[0]!);
     expect(overview.status).toBe(200);
     expect(overview.text).toContain(org.organization.name);
     expect(overview.text).toContain(org.user.email);
 
-    const again = await request(h.app).get(pathOf(link.url));
-    expect(again.status).toBe(401);
-    expect(again.text).toContain('This sign-in link does not work');
-    expect(again.headers['set-cookie']).toBeUndefined();
+    const again = request.agent(h.app);
+    await again.get(pathOf(link.url)).expect(303);
+    const spent = await again.post('/dashboard/sign-in/link').type('form').send({});
+    expect(spent.status).toBe(401);
+    expect(spent.text).toContain('This sign-in link does not work');
+    expect(cookiesOf(spent).some((c) => c.startsWith('wt_session='))).toBe(false);
   });
 
-  it('refuses a link past its 15 minutes, and an unknown one', async () => {
+  it('refuses a link past its 15 minutes, and an unknown one, on its page and at its button', async () => {
     const link = await linkFor(h, admin());
     await h.db.dashboardLink.updateMany({ where: { expiresAt: link.expiresAt }, data: { expiresAt: new Date(Date.now() - 1) } });
-    expect((await request(h.app).get(pathOf(link.url))).status).toBe(401);
-    expect((await request(h.app).get('/dashboard/sign-in?token=not-a-token')).status).toBe(401);
+    for (const url of [pathOf(link.url), '/dashboard/sign-in?token=not-a-token']) {
+      const browser = request.agent(h.app);
+      await browser.get(url).expect(303);
+      expect((await browser.get('/dashboard/sign-in/link')).status).toBe(401);
+      await browser.get(url).expect(303);
+      expect((await browser.post('/dashboard/sign-in/link').type('form').send({})).status).toBe(401);
+    }
+    // Without an opened link, the page and its button have nothing to sign in with.
+    expect((await request(h.app).get('/dashboard/sign-in/link')).status).toBe(401);
+    expect((await request(h.app).post('/dashboard/sign-in/link').type('form').send({})).status).toBe(401);
+  });
+
+  it('takes the button only from this site: another site, or Origin null, signs no one in and spends nothing', async () => {
+    const link = await linkFor(h, admin());
+    const browser = request.agent(h.app);
+    await browser.get(pathOf(link.url)).expect(303);
+    const press = () => browser.post('/dashboard/sign-in/link').type('form').send({});
+    for (const res of [await press().set('Sec-Fetch-Site', 'cross-site'), await press().set('Origin', 'https://elsewhere.example'), await press().set('Origin', 'null')]) {
+      expect(res.status).toBe(403);
+      expect(cookiesOf(res).some((c) => c.startsWith('wt_session='))).toBe(false);
+    }
+    const ours = await press().set('Origin', new URL(h.deps.config.publicBaseUrl).origin).set('Sec-Fetch-Site', 'same-origin');
+    expect(ours.status).toBe(303);
   });
 
   it('sends a visitor without a session to the sign-in page, which says how to get a link', async () => {
