@@ -30,7 +30,9 @@ describe('signing in with a link', () => {
     const opened = await browser.get(pathOf(link.url));
     expect(opened.status).toBe(303);
     expect(opened.headers.location).toBe('/dashboard/sign-in/link');
-    expect(cookiesOf(opened)).toEqual([expect.stringMatching(/^wt_link=[^;]+; Max-Age=900; Path=\/dashboard\/sign-in; Expires=[^;]+; HttpOnly; SameSite=Lax$/)]);
+    expect(cookiesOf(opened)).toEqual([
+      expect.stringMatching(/^wt_link=[^;]+; Max-Age=900; Path=\/dashboard\/sign-in; Expires=[^;]+; HttpOnly; SameSite=Lax$/),
+    ]);
     for (let i = 0; i < 2; i += 1) {
       const page = await browser.get('/dashboard/sign-in/link');
       expect(page.status).toBe(200);
@@ -81,7 +83,11 @@ describe('signing in with a link', () => {
     const browser = request.agent(h.app);
     await browser.get(pathOf(link.url)).expect(303);
     const press = () => browser.post('/dashboard/sign-in/link').type('form').send({});
-    for (const res of [await press().set('Sec-Fetch-Site', 'cross-site'), await press().set('Origin', 'https://elsewhere.example'), await press().set('Origin', 'null')]) {
+    for (const res of [
+      await press().set('Sec-Fetch-Site', 'cross-site'),
+      await press().set('Origin', 'https://elsewhere.example'),
+      await press().set('Origin', 'null'),
+    ]) {
       expect(res.status).toBe(403);
       expect(cookiesOf(res).some((c) => c.startsWith('wt_session='))).toBe(false);
     }
@@ -128,6 +134,55 @@ describe('signing in with a link', () => {
     expect(res.headers['cache-control']).toBe('no-store');
     expect(res.headers['x-frame-options']).toBe('DENY');
     expect(res.text).not.toMatch(/(src|href)="(https?:)?\/\//);
+  });
+
+  it('sends the security headers with every answer, the API reference and errors too, and no HSTS over http', async () => {
+    const agent = await signedIn(h, admin());
+    const answers = [
+      await agent.get('/dashboard'),
+      await agent.get('/dashboard/no-such-page'),
+      await request(h.app).get('/dashboard/sign-in'),
+      await request(h.app).get('/docs'),
+      await request(h.app).get('/docs/init.js'),
+      await request(h.app).get('/v1/openapi.json'),
+      await request(h.app).get('/v1/no-such-route'),
+      await request(h.app).get('/no-such-page'),
+    ];
+    for (const res of answers) {
+      const path = res.req.path;
+      expect({ path, csp: res.headers['content-security-policy'] }).toEqual({ path, csp: expect.stringContaining("frame-ancestors 'none'") });
+      expect({ path, frame: res.headers['x-frame-options'], sniff: res.headers['x-content-type-options'], referrer: res.headers['referrer-policy'] }).toEqual({
+        path,
+        frame: 'DENY',
+        sniff: 'nosniff',
+        referrer: 'same-origin',
+      });
+      expect({ path, hsts: res.headers['strict-transport-security'] }).toEqual({ path, hsts: undefined });
+    }
+  });
+
+  it('tells browsers to use https alone when PUBLIC_BASE_URL is https', async () => {
+    const https = createHarness({ PUBLIC_BASE_URL: 'https://worktrack.example.com' });
+    try {
+      for (const path of ['/dashboard/sign-in', '/docs', '/v1/openapi.json', '/no-such-page']) {
+        const res = await request(https.app).get(path);
+        expect({ path, hsts: res.headers['strict-transport-security'] }).toEqual({ path, hsts: 'max-age=63072000; includeSubDomains' });
+      }
+    } finally {
+      await https.close();
+    }
+  });
+
+  it('clears the session cookie only for a request that carried it: a POST without it (from another site) signs no one out', async () => {
+    const agent = await signedIn(h, admin());
+    const bare = await request(h.app).post('/dashboard/sign-out').type('form').send({});
+    expect(bare.status).toBe(401);
+    expect(bare.headers['set-cookie']).toBeUndefined();
+    expect((await agent.get('/dashboard')).status).toBe(200);
+    // A cookie that names no session is cleared.
+    const stale = await request(h.app).get('/dashboard').set('Cookie', 'wt_session=ended');
+    expect(stale.status).toBe(303);
+    expect(stale.headers['set-cookie']).toEqual([expect.stringMatching(/^wt_session=; Path=\/dashboard; Expires=Thu, 01 Jan 1970/)]);
   });
 
   it('names an icon it serves, on signed-in and signed-out pages, so no browser asks for a missing favicon', async () => {
