@@ -234,6 +234,53 @@ describe('CSRF', () => {
   });
 });
 
+describe('accepting an invitation', () => {
+  const cookiesOf = (res: request.Response) => (res.headers['set-cookie'] as unknown as string[] | undefined) ?? [];
+
+  it('drops the token from the address at once, never echoes it, and joins with the page’s own form', async () => {
+    const email = `joiner-${Date.now().toString(36)}@example.com`;
+    const { token } = (await as(h.app, org.liveKey).post('/v1/members/invite', { email, role: 'member' }).expect(201)).body;
+    const browser = request.agent(h.app);
+    const opened = await browser.get(`/dashboard/invitations/accept?token=${token}`);
+    expect(opened.status).toBe(303);
+    expect(opened.headers.location).toBe('/dashboard/invitations/accept');
+    expect(cookiesOf(opened)).toEqual([
+      expect.stringMatching(/^wt_invitation=[^;]+; Max-Age=3600; Path=\/dashboard\/invitations\/accept; Expires=[^;]+; HttpOnly; SameSite=Lax$/),
+    ]);
+    expect(opened.text).not.toContain(token);
+
+    const page = await browser.get('/dashboard/invitations/accept');
+    expect(page.status).toBe(200);
+    expect(page.text).toContain(email);
+    expect(page.text).not.toContain(token);
+
+    // A refused name keeps the invitation for the next try, and still does not show the token.
+    const refused = await browser.post('/dashboard/invitations/accept').type('form').send({ name: 'Ann\r\nBcc: all@example.com' });
+    expect(refused.status).toBe(400);
+    expect(refused.text).toContain('control characters');
+    expect(refused.text).not.toContain(token);
+    // From another site (or Origin null), the form is refused.
+    expect((await browser.post('/dashboard/invitations/accept').set('Origin', 'null').type('form').send({ name: 'Ann' })).status).toBe(403);
+
+    const joined = await browser.post('/dashboard/invitations/accept').type('form').send({ name: 'Ann' });
+    expect(joined.status).toBe(303);
+    expect(joined.headers.location).toBe('/dashboard?done=joined');
+    expect(cookiesOf(joined)).toEqual(
+      expect.arrayContaining([
+        expect.stringMatching(/^wt_invitation=; Path=\/dashboard\/invitations\/accept; Expires=Thu, 01 Jan 1970/),
+        expect.stringMatching(/^wt_session=/),
+      ]),
+    );
+    expect((await browser.get('/dashboard')).text).toContain(email);
+  });
+
+  it('shows the page without an opened invitation as one that does not work', async () => {
+    const res = await request(h.app).get('/dashboard/invitations/accept');
+    expect(res.status).toBe(400);
+    expect(res.text).toContain('This invitation does not work');
+  });
+});
+
 describe('roles', () => {
   it('shows a guest no admin section or form, and refuses its pages and actions', async () => {
     const guest = await signedIn(h, await memberOf(org, 'guest'));
