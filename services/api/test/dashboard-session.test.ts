@@ -138,18 +138,17 @@ describe('signing in with a link', () => {
 
   it('sends the security headers with every answer, the API reference and errors too, and no HSTS over http', async () => {
     const agent = await signedIn(h, admin());
-    const answers = [
-      await agent.get('/dashboard'),
-      await agent.get('/dashboard/no-such-page'),
-      await request(h.app).get('/dashboard/sign-in'),
-      await request(h.app).get('/docs'),
-      await request(h.app).get('/docs/init.js'),
-      await request(h.app).get('/v1/openapi.json'),
-      await request(h.app).get('/v1/no-such-route'),
-      await request(h.app).get('/no-such-page'),
+    const answers: [string, request.Response][] = [
+      ['/dashboard', await agent.get('/dashboard')],
+      ['/dashboard/no-such-page', await agent.get('/dashboard/no-such-page')],
+      ['/dashboard/sign-in', await request(h.app).get('/dashboard/sign-in')],
+      ['/docs', await request(h.app).get('/docs')],
+      ['/docs/init.js', await request(h.app).get('/docs/init.js')],
+      ['/v1/openapi.json', await request(h.app).get('/v1/openapi.json')],
+      ['/v1/no-such-route', await request(h.app).get('/v1/no-such-route')],
+      ['/no-such-page', await request(h.app).get('/no-such-page')],
     ];
-    for (const res of answers) {
-      const path = res.req.path;
+    for (const [path, res] of answers) {
       expect({ path, csp: res.headers['content-security-policy'] }).toEqual({ path, csp: expect.stringContaining("frame-ancestors 'none'") });
       expect({ path, frame: res.headers['x-frame-options'], sniff: res.headers['x-content-type-options'], referrer: res.headers['referrer-policy'] }).toEqual({
         path,
