@@ -30,31 +30,22 @@ const IMPLIED_BY: Partial<Record<Permission, Permission>> = { 'events:read': 'we
 const refusedFor = (res: { status: number; body: { error?: { message?: string } } }, permission: Permission) =>
   res.status === 403 && (res.body.error?.message ?? '').includes(permission);
 
-/** `*` keys of a member and a guest of the organization, made once per organization. */
-const roleKeys = new Map<string, Promise<Record<Exclude<Role, 'admin'>, string>>>();
-function roleKeysOf(harness: Harness, org: TestOrg) {
-  let keys = roleKeys.get(org.organization.id);
-  if (!keys) {
-    keys = Promise.all([addMember(harness.db, org, { role: 'member' }), addMember(harness.db, org, { role: 'guest' })]).then(([member, guest]) => ({
-      member: member.key,
-      guest: guest.key,
-    }));
-    roleKeys.set(org.organization.id, keys);
+/**
+ * An organization of its own for the role and permission checks, made once per harness, so that what
+ * its keys are let do lands there and no test's `org` or `otherOrg` sees it: its admin, and `*` keys
+ * of a member and a guest.
+ */
+const roleOrgs = new WeakMap<Harness, Promise<{ org: TestOrg; member: string; guest: string }>>();
+function roleOrgOf(harness: Harness) {
+  let roleOrg = roleOrgs.get(harness);
+  if (!roleOrg) {
+    roleOrg = createOrg(harness.db).then(async (org) => {
+      const [member, guest] = await Promise.all([addMember(harness.db, org, { role: 'member' }), addMember(harness.db, org, { role: 'guest' })]);
+      return { org, member: member.key, guest: guest.key };
+    });
+    roleOrgs.set(harness, roleOrg);
   }
-  return keys;
-}
-
-export interface SecuredRoute {
-  method: 'get' | 'post' | 'patch' | 'delete';
-  path: string;
-  permission: Permission;
-  body?: object;
-}
-
-export interface SecurityContext {
-  harness: Harness;
-  org: TestOrg;
-  otherOrg: TestOrg;
+  return roleOrg;
 }
 
 /** The checks every authenticated route must pass (ARCHITECTURE.md#tests). */
@@ -87,15 +78,14 @@ export function itEnforcesAccess(
   });
 
   /*
-   * The keys below belong to `otherOrg`: a route naming `org`'s record answers them 404 once the
-   * permission is granted (checked first) and 403 when it is not, so nothing of `org` changes.
+   * The keys below belong to an organization of their own: a route naming `org`'s record answers them
+   * 404 once the permission is granted (checked first) and 403 when it is not, so nothing of `org` changes.
    */
   it.each(['member', 'guest'] as const)(
     'answers a %s as the role matrix says: 403 outside its rights, never refused for the permission within them',
     async (role) => {
       const r = route();
-      const { harness, otherOrg } = context();
-      const res = await send(`Bearer ${(await roleKeysOf(harness, otherOrg))[role]}`, r);
+      const res = await send(`Bearer ${(await roleOrgOf(context().harness))[role]}`, r);
       if (ROLE_RIGHTS[role].includes(r.permission)) expect({ role, refused: refusedFor(res, r.permission) }).toEqual({ role, refused: false });
       else expectError(res, 403, 'forbidden');
     },
@@ -103,10 +93,11 @@ export function itEnforcesAccess(
 
   it('lets through a key holding the permission alone, or one that implies it', async () => {
     const r = route();
-    const { harness, otherOrg } = context();
+    const { harness } = context();
+    const { org: roleOrg } = await roleOrgOf(harness);
     const holders = [r.permission, ...(IMPLIED_BY[r.permission] ? [IMPLIED_BY[r.permission]!] : [])];
     for (const held of holders) {
-      const res = await send(`Bearer ${await keyWith(harness.db, otherOrg, [held])}`, r);
+      const res = await send(`Bearer ${await keyWith(harness.db, roleOrg, [held])}`, r);
       expect({ held, refused: refusedFor(res, r.permission) }).toEqual({ held, refused: false });
     }
   });
