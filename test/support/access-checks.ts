@@ -48,6 +48,19 @@ function roleOrgOf(harness: Harness) {
   return roleOrg;
 }
 
+export interface SecuredRoute {
+  method: 'get' | 'post' | 'patch' | 'delete';
+  path: string;
+  permission: Permission;
+  body?: object;
+}
+
+export interface SecurityContext {
+  harness: Harness;
+  org: TestOrg;
+  otherOrg: TestOrg;
+}
+
 /** The checks every authenticated route must pass (ARCHITECTURE.md#tests). */
 export function itEnforcesAccess(
   context: () => SecurityContext,
