@@ -12,10 +12,22 @@ export function linkFor(h: Harness, member: { organizationId: string; userId: st
   return issueDashboardLink(h.deps.unscoped, member, h.deps.config.publicBaseUrl);
 }
 
+/**
+ * Opens a sign-in link and presses its page's button, as a person would: the session starts at the
+ * POST. The link's cookie is sent by hand, as a browser would send it even where the app names an
+ * https address (the in-process client keeps Secure cookies to itself over http).
+ */
+export async function followLink(agent: request.Agent, url: string) {
+  const opened = await agent.get(pathOf(url));
+  const held = ((opened.headers['set-cookie'] as unknown as string[] | undefined) ?? []).find((c) => c.startsWith('wt_link='));
+  if (opened.status !== 303 || !held) throw new Error(`the sign-in link answered ${opened.status}`);
+  return agent.post(opened.headers.location!).set('Cookie', held.split(';')[0]!).type('form').send({});
+}
+
 /** A browser-like client (it keeps cookies) signed in to the dashboard as this member. */
 export async function signedIn(h: Harness, member: { organizationId: string; userId: string }) {
   const agent = request.agent(h.app);
-  const res = await agent.get(pathOf((await linkFor(h, member)).url));
+  const res = await followLink(agent, (await linkFor(h, member)).url);
   if (res.status !== 303) throw new Error(`sign-in answered ${res.status}`);
   return agent;
 }

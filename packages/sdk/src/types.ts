@@ -48,3 +48,6 @@ export type WebhookEventType = keyof webhooks & string;
 
 /** The body of a delivery, narrowed by its `event` field. */
 export type WebhookEvent<K extends WebhookEventType = WebhookEventType> = { [T in K]: WebhookBody<T> }[K];
+
+/** What a key may be granted (`["*"]` grants them all); `events:read` reads the events, and `webhooks:read` includes it. */
+export type Permission = Exclude<ApiKey['permissions'][number], '*'>;

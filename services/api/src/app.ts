@@ -4,6 +4,7 @@ import type { AppDeps } from './deps';
 import { authenticate } from './http/auth';
 import { FailedAuthThrottle } from './http/auth-throttle';
 import { noStore } from './http/cache-control';
+import { securityHeaders } from './http/security-headers';
 import { compressResponses } from './http/compress';
 import { errorHandler, unknownRoute } from './http/errors';
 import { dailyQuotaLimiter } from './http/rate-limit';
@@ -31,6 +32,7 @@ export function createApp(deps: AppDeps): express.Express {
   app.set('case sensitive routing', true);
   app.set('strict routing', true);
   app.use(observeRequests(deps.logger, deps.metrics));
+  app.use(securityHeaders(deps.config.publicBaseUrl));
   app.use(compressResponses());
   app.use(routeGuard(new RouteTable(SERVICE_PATHS), { unknownPaths: 'next' }));
   app.get(METRICS_PATH, metricsEndpoint(deps.metrics));

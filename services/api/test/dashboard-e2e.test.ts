@@ -100,6 +100,14 @@ jest.setTimeout(180_000);
 
 const h1 = (on: Page = page) => on.getByRole('heading', { level: 1 }).textContent();
 
+/** Opens a sign-in link, whose page's one button signs in (docs/decisions.md#signing-in-safely), and presses it. */
+async function signInWith(link: string, on: Page = page): Promise<void> {
+  await on.goto(link);
+  expect(new URL(on.url()).search).toBe('');
+  await expect(h1(on)).resolves.toBe('Sign in to Acme');
+  await on.getByRole('button', { name: 'Sign in', exact: true }).click();
+}
+
 describe('the dashboard in a browser', () => {
   it('signs in by email: the link arrives by mail and opens the overview; a stranger gets the same answer and no mail', async () => {
     await go('/dashboard/sign-in');
@@ -125,6 +133,9 @@ describe('the dashboard in a browser', () => {
     expect(mail.html).toContain('Sign in to Acme');
     expect(inbox.received.slice(before).some((m) => m.to.includes('nobody@example.com'))).toBe(false);
     await page.goto(inbox.linkIn(mail, `${base}/dashboard/sign-in?token=`));
+    await expect(h1()).resolves.toBe('Sign in to Acme');
+    await checkPage('sign-in-link');
+    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
     expect(new URL(page.url()).pathname).toBe('/dashboard');
     await checkPage();
     await expect(h1()).resolves.toBe('Overview');
@@ -139,7 +150,7 @@ describe('the dashboard in a browser', () => {
     expect(await exitCode(child, 60_000)).toBe(0);
     const link = /http:\/\/\S+/.exec(child.output())![0];
 
-    await page.goto(link);
+    await signInWith(link);
     expect(new URL(page.url()).pathname).toBe('/dashboard');
     await checkPage();
     await expect(h1()).resolves.toBe('Overview');
@@ -317,6 +328,9 @@ describe('the dashboard in a browser', () => {
     await grace.check();
     await grace.page.goto(second);
     await expect(h1(grace.page)).resolves.toBe('Join Acme');
+    // The token left the address bar (and the history) at once, and the page does not hold it.
+    expect(grace.page.url()).toBe(`${base}/dashboard/invitations/accept`);
+    expect(await grace.page.content()).not.toContain(new URL(second).searchParams.get('token')!);
     await grace.check('accept-invitation');
     await grace.page.getByLabel('Your name').fill('Grace Hopper');
     await grace.page.getByRole('button', { name: 'Join Acme' }).click();
@@ -334,7 +348,7 @@ describe('the dashboard in a browser', () => {
     await grace.page.goto(`${base}/dashboard/sign-in`);
     await grace.page.getByLabel('Your work email').fill('grace@example.com');
     await grace.page.getByRole('button', { name: 'Email me a sign-in link' }).click();
-    await grace.page.goto(inbox.linkIn(await inbox.mailTo('grace@example.com', /sign-in link/, before), base));
+    await signInWith(inbox.linkIn(await inbox.mailTo('grace@example.com', /sign-in link/, before), base), grace.page);
     await grace.page.goto(`${base}/dashboard/members`);
     await grace.page.getByLabel('Email').fill('lin@example.com');
     await grace.page.getByRole('button', { name: 'Invite' }).click();
@@ -417,7 +431,7 @@ describe('the dashboard in a browser', () => {
   it('says what went wrong in a person’s words: no such page, a role that no longer allows the form, a form the browser forgot, an ended session', async () => {
     const { userId } = await addMember(h.db, org, { role: 'admin' });
     const person = await personPage();
-    await person.page.goto((await linkFor(h, { organizationId: org.organization.id, userId })).url);
+    await signInWith((await linkFor(h, { organizationId: org.organization.id, userId })).url, person.page);
 
     await person.page.goto(`${base}/dashboard/no-such-page`);
     await expect(h1(person.page)).resolves.toBe('Not found');

@@ -3,6 +3,7 @@ import request from 'supertest';
 import { exitCode, runEntry } from '@test-support/processes';
 import { addMember, as, createHarness, createOrg, expectError, keyWith, type Harness, type TestOrg } from '@test-support/api-harness';
 import { itEnforcesAccess } from '@test-support/access-checks';
+import { followLink } from '@test-support/dashboard-session';
 
 const PUBLIC_BASE_URL = 'https://worktrack.example.com';
 const MINUTE_MS = 60_000;
@@ -17,8 +18,8 @@ beforeAll(async () => {
 });
 afterAll(() => h.close());
 
-/** The token of a sign-in link, opened against the app in-process (the link names the public address). */
-const signIn = (url: string) => request(h.app).get(new URL(url).pathname + new URL(url).search);
+/** A sign-in link opened against the app in-process (the link names the public address), and its page's button pressed. */
+const signIn = (url: string) => followLink(request.agent(h.app), url);
 
 describe('POST /v1/dashboard-links', () => {
   describe('access', () => {

@@ -20,30 +20,79 @@ async function memberOf(owner: TestOrg, role: 'admin' | 'member' | 'guest') {
 }
 
 describe('signing in with a link', () => {
-  it('opens a session once: an HttpOnly, SameSite=Lax cookie for 12 hours, then the overview', async () => {
+  const cookiesOf = (res: request.Response) => (res.headers['set-cookie'] as unknown as string[] | undefined) ?? [];
+
+  it('opens a page whose one button signs in, once: an HttpOnly, SameSite=Lax cookie for 12 hours, then the overview', async () => {
     const link = await linkFor(h, admin());
-    const res = await request(h.app).get(pathOf(link.url));
+    const token = new URL(link.url).searchParams.get('token')!;
+    const browser = request.agent(h.app);
+    // Opening the link (as a mail scanner does too) moves its token out of the address and spends nothing.
+    const opened = await browser.get(pathOf(link.url));
+    expect(opened.status).toBe(303);
+    expect(opened.headers.location).toBe('/dashboard/sign-in/link');
+    expect(cookiesOf(opened)).toEqual([
+      expect.stringMatching(/^wt_link=[^;]+; Max-Age=900; Path=\/dashboard\/sign-in; Expires=[^;]+; HttpOnly; SameSite=Lax$/),
+    ]);
+    for (let i = 0; i < 2; i += 1) {
+      const page = await browser.get('/dashboard/sign-in/link');
+      expect(page.status).toBe(200);
+      expect(page.text).toContain(`This link signs <strong>${org.user.email}</strong> in to <strong>${org.organization.name}</strong>`);
+      expect(page.text).toMatch(/<form method="post" action="\/dashboard\/sign-in\/link"/);
+      expect(page.text).not.toContain(token);
+      expect(cookiesOf(page).some((c) => c.startsWith('wt_session='))).toBe(false);
+    }
+    expect(await h.db.dashboardLink.count({ where: { userId: org.user.id, usedAt: { not: null } } })).toBe(0);
+
+    const res = await browser.post('/dashboard/sign-in/link').type('form').send({});
     expect(res.status).toBe(303);
     expect(res.headers.location).toBe('/dashboard');
-    const cookie = (res.headers['set-cookie'] as unknown as string[]).find((c) => c.startsWith('wt_session='))!;
+    const cookie = cookiesOf(res).find((c) => c.startsWith('wt_session='))!;
     expect(cookie).toMatch(/; Max-Age=43200; Path=\/dashboard; Expires=[^;]+; HttpOnly; SameSite=Lax$/);
+    expect(cookiesOf(res).find((c) => c.startsWith('wt_link='))).toMatch(/^wt_link=; Path=\/dashboard\/sign-in; Expires=Thu, 01 Jan 1970/);
 
     const overview = await request(h.app).get('/dashboard').set('Cookie', cookie.split(';')[0]!);
     expect(overview.status).toBe(200);
     expect(overview.text).toContain(org.organization.name);
     expect(overview.text).toContain(org.user.email);
 
-    const again = await request(h.app).get(pathOf(link.url));
-    expect(again.status).toBe(401);
-    expect(again.text).toContain('This sign-in link does not work');
-    expect(again.headers['set-cookie']).toBeUndefined();
+    const again = request.agent(h.app);
+    await again.get(pathOf(link.url)).expect(303);
+    const spent = await again.post('/dashboard/sign-in/link').type('form').send({});
+    expect(spent.status).toBe(401);
+    expect(spent.text).toContain('This sign-in link does not work');
+    expect(cookiesOf(spent).some((c) => c.startsWith('wt_session='))).toBe(false);
   });
 
-  it('refuses a link past its 15 minutes, and an unknown one', async () => {
+  it('refuses a link past its 15 minutes, and an unknown one, on its page and at its button', async () => {
     const link = await linkFor(h, admin());
     await h.db.dashboardLink.updateMany({ where: { expiresAt: link.expiresAt }, data: { expiresAt: new Date(Date.now() - 1) } });
-    expect((await request(h.app).get(pathOf(link.url))).status).toBe(401);
-    expect((await request(h.app).get('/dashboard/sign-in?token=not-a-token')).status).toBe(401);
+    for (const url of [pathOf(link.url), '/dashboard/sign-in?token=not-a-token']) {
+      const browser = request.agent(h.app);
+      await browser.get(url).expect(303);
+      expect((await browser.get('/dashboard/sign-in/link')).status).toBe(401);
+      await browser.get(url).expect(303);
+      expect((await browser.post('/dashboard/sign-in/link').type('form').send({})).status).toBe(401);
+    }
+    // Without an opened link, the page and its button have nothing to sign in with.
+    expect((await request(h.app).get('/dashboard/sign-in/link')).status).toBe(401);
+    expect((await request(h.app).post('/dashboard/sign-in/link').type('form').send({})).status).toBe(401);
+  });
+
+  it('takes the button only from this site: another site, or Origin null, signs no one in and spends nothing', async () => {
+    const link = await linkFor(h, admin());
+    const browser = request.agent(h.app);
+    await browser.get(pathOf(link.url)).expect(303);
+    const press = () => browser.post('/dashboard/sign-in/link').type('form').send({});
+    for (const res of [
+      await press().set('Sec-Fetch-Site', 'cross-site'),
+      await press().set('Origin', 'https://elsewhere.example'),
+      await press().set('Origin', 'null'),
+    ]) {
+      expect(res.status).toBe(403);
+      expect(cookiesOf(res).some((c) => c.startsWith('wt_session='))).toBe(false);
+    }
+    const ours = await press().set('Origin', new URL(h.deps.config.publicBaseUrl).origin).set('Sec-Fetch-Site', 'same-origin');
+    expect(ours.status).toBe(303);
   });
 
   it('sends a visitor without a session to the sign-in page, which says how to get a link', async () => {
@@ -85,6 +134,54 @@ describe('signing in with a link', () => {
     expect(res.headers['cache-control']).toBe('no-store');
     expect(res.headers['x-frame-options']).toBe('DENY');
     expect(res.text).not.toMatch(/(src|href)="(https?:)?\/\//);
+  });
+
+  it('sends the security headers with every answer, the API reference and errors too, and no HSTS over http', async () => {
+    const agent = await signedIn(h, admin());
+    const answers: [string, request.Response][] = [
+      ['/dashboard', await agent.get('/dashboard')],
+      ['/dashboard/no-such-page', await agent.get('/dashboard/no-such-page')],
+      ['/dashboard/sign-in', await request(h.app).get('/dashboard/sign-in')],
+      ['/docs', await request(h.app).get('/docs')],
+      ['/docs/init.js', await request(h.app).get('/docs/init.js')],
+      ['/v1/openapi.json', await request(h.app).get('/v1/openapi.json')],
+      ['/v1/no-such-route', await request(h.app).get('/v1/no-such-route')],
+      ['/no-such-page', await request(h.app).get('/no-such-page')],
+    ];
+    for (const [path, res] of answers) {
+      expect({ path, csp: res.headers['content-security-policy'] }).toEqual({ path, csp: expect.stringContaining("frame-ancestors 'none'") });
+      expect({ path, frame: res.headers['x-frame-options'], sniff: res.headers['x-content-type-options'], referrer: res.headers['referrer-policy'] }).toEqual({
+        path,
+        frame: 'DENY',
+        sniff: 'nosniff',
+        referrer: 'same-origin',
+      });
+      expect({ path, hsts: res.headers['strict-transport-security'] }).toEqual({ path, hsts: undefined });
+    }
+  });
+
+  it('tells browsers to use https alone when PUBLIC_BASE_URL is https', async () => {
+    const https = createHarness({ PUBLIC_BASE_URL: 'https://worktrack.example.com' });
+    try {
+      for (const path of ['/dashboard/sign-in', '/docs', '/v1/openapi.json', '/no-such-page']) {
+        const res = await request(https.app).get(path);
+        expect({ path, hsts: res.headers['strict-transport-security'] }).toEqual({ path, hsts: 'max-age=63072000; includeSubDomains' });
+      }
+    } finally {
+      await https.close();
+    }
+  });
+
+  it('clears the session cookie only for a request that carried it: a POST without it (from another site) signs no one out', async () => {
+    const agent = await signedIn(h, admin());
+    const bare = await request(h.app).post('/dashboard/sign-out').type('form').send({});
+    expect(bare.status).toBe(401);
+    expect(bare.headers['set-cookie']).toBeUndefined();
+    expect((await agent.get('/dashboard')).status).toBe(200);
+    // A cookie that names no session is cleared.
+    const stale = await request(h.app).get('/dashboard').set('Cookie', 'wt_session=ended');
+    expect(stale.status).toBe(303);
+    expect(stale.headers['set-cookie']).toEqual([expect.stringMatching(/^wt_session=; Path=\/dashboard; Expires=Thu, 01 Jan 1970/)]);
   });
 
   it('names an icon it serves, on signed-in and signed-out pages, so no browser asks for a missing favicon', async () => {
@@ -136,6 +233,53 @@ describe('CSRF', () => {
   });
 });
 
+describe('accepting an invitation', () => {
+  const cookiesOf = (res: request.Response) => (res.headers['set-cookie'] as unknown as string[] | undefined) ?? [];
+
+  it('drops the token from the address at once, never echoes it, and joins with the page’s own form', async () => {
+    const email = `joiner-${Date.now().toString(36)}@example.com`;
+    const { token } = (await as(h.app, org.liveKey).post('/v1/members/invite', { email, role: 'member' }).expect(201)).body;
+    const browser = request.agent(h.app);
+    const opened = await browser.get(`/dashboard/invitations/accept?token=${token}`);
+    expect(opened.status).toBe(303);
+    expect(opened.headers.location).toBe('/dashboard/invitations/accept');
+    expect(cookiesOf(opened)).toEqual([
+      expect.stringMatching(/^wt_invitation=[^;]+; Max-Age=3600; Path=\/dashboard\/invitations\/accept; Expires=[^;]+; HttpOnly; SameSite=Lax$/),
+    ]);
+    expect(opened.text).not.toContain(token);
+
+    const page = await browser.get('/dashboard/invitations/accept');
+    expect(page.status).toBe(200);
+    expect(page.text).toContain(email);
+    expect(page.text).not.toContain(token);
+
+    // A refused name keeps the invitation for the next try, and still does not show the token.
+    const refused = await browser.post('/dashboard/invitations/accept').type('form').send({ name: 'Ann\r\nBcc: all@example.com' });
+    expect(refused.status).toBe(400);
+    expect(refused.text).toContain('control characters');
+    expect(refused.text).not.toContain(token);
+    // From another site (or Origin null), the form is refused.
+    expect((await browser.post('/dashboard/invitations/accept').set('Origin', 'null').type('form').send({ name: 'Ann' })).status).toBe(403);
+
+    const joined = await browser.post('/dashboard/invitations/accept').type('form').send({ name: 'Ann' });
+    expect(joined.status).toBe(303);
+    expect(joined.headers.location).toBe('/dashboard?done=joined');
+    expect(cookiesOf(joined)).toEqual(
+      expect.arrayContaining([
+        expect.stringMatching(/^wt_invitation=; Path=\/dashboard\/invitations\/accept; Expires=Thu, 01 Jan 1970/),
+        expect.stringMatching(/^wt_session=/),
+      ]),
+    );
+    expect((await browser.get('/dashboard')).text).toContain(email);
+  });
+
+  it('shows the page without an opened invitation as one that does not work', async () => {
+    const res = await request(h.app).get('/dashboard/invitations/accept');
+    expect(res.status).toBe(400);
+    expect(res.text).toContain('This invitation does not work');
+  });
+});
+
 describe('roles', () => {
   it('shows a guest no admin section or form, and refuses its pages and actions', async () => {
     const guest = await signedIn(h, await memberOf(org, 'guest'));
@@ -147,9 +291,10 @@ describe('roles', () => {
     const keys = await guest.get('/dashboard/keys');
     expect(keys.status).toBe(403);
     expect(keys.text).toContain('Not allowed');
-    // A guest reads everything (docs/decisions.md#tenancy-and-keys), so sees webhooks, but none of the forms that change them.
+    // Subscriptions and their deliveries are the admins' alone (docs/decisions.md#tenancy-and-keys): no section, and the page refused.
+    expect(overview.text).not.toContain('href="/dashboard/webhooks"');
     const webhooks = await guest.get('/dashboard/webhooks');
-    expect(webhooks.status).toBe(200);
+    expect(webhooks.status).toBe(403);
     expect(webhooks.text).not.toContain('Create a subscription');
     const webhook = await as(h.app, org.liveKey).post('/v1/webhooks', { url: 'https://93.184.215.14/hooks', events: ['*'] });
     const attempts: [string, Record<string, string>][] = [

@@ -2,7 +2,7 @@ import Ajv2020 from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
 import { newId } from '@worktrack/db';
 import { EVENT_TYPES } from '@worktrack/events';
-import { addMember, as, client, createHarness, createOrg, expectError, type Harness, type TestOrg } from '@test-support/api-harness';
+import { addMember, as, client, createHarness, createOrg, expectError, keyWith, type Harness, type TestOrg } from '@test-support/api-harness';
 import { itEnforcesAccess, type SecuredRoute } from '@test-support/access-checks';
 
 const DAY_MS = 24 * 3600 * 1000;
@@ -40,8 +40,8 @@ describe('access', () => {
     eventId = (await insertEvent(org)).id;
   });
   const routes = (): SecuredRoute[] => [
-    { method: 'get', path: '/v1/events', permission: 'webhooks:read' },
-    { method: 'get', path: `/v1/events/${eventId}`, permission: 'webhooks:read' },
+    { method: 'get', path: '/v1/events', permission: 'events:read' },
+    { method: 'get', path: `/v1/events/${eventId}`, permission: 'events:read' },
   ];
   describe.each([
     ['GET /events', 0],
@@ -54,9 +54,20 @@ describe('access', () => {
     );
   });
 
-  it('refuses a member-role key, whose role lacks webhooks:read', async () => {
-    const member = await addMember(h.db, org, { role: 'member' });
-    expectError(await as(h.app, member.key).get('/v1/events'), 403, 'forbidden');
+  it('lets every role read events, and a key holding events:read alone read no subscription', async () => {
+    for (const role of ['member', 'guest'] as const) {
+      const { key } = await addMember(h.db, org, { role });
+      expect(ids(await as(h.app, key).get('/v1/events').expect(200))).toContain(eventId);
+      expectError(await as(h.app, key).get('/v1/webhooks'), 403, 'forbidden');
+    }
+    const eventsOnly = await keyWith(h.db, org, ['events:read']);
+    expect((await as(h.app, eventsOnly).get(`/v1/events/${eventId}`).expect(200)).body.id).toBe(eventId);
+    expectError(await as(h.app, eventsOnly).get('/v1/webhooks'), 403, 'forbidden');
+  });
+
+  it('keeps a key made with webhooks:read alone reading events', async () => {
+    const webhooksOnly = await keyWith(h.db, org, ['webhooks:read']);
+    expect(ids(await as(h.app, webhooksOnly).get('/v1/events').expect(200))).toContain(eventId);
   });
 });
 

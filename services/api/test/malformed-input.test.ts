@@ -97,6 +97,33 @@ describe('text that Postgres cannot store or that is not text', () => {
   });
 });
 
+describe('names, which are one line of text (docs/decisions.md#signing-in-safely)', () => {
+  const FAKE_HEADER = 'Ann\r\nBcc: everyone@example.com';
+  it.each([
+    ['a line break', FAKE_HEADER],
+    ['a tab', 'Ann\tLee'],
+    ['a bell', 'Ann\u0007'],
+    ['DEL', 'Ann\u007f'],
+    ['a C1 control', 'Ann\u0085Lee'],
+    ['a line separator', 'Ann\u2028Lee'],
+  ])('refuses %s in the name of a project, a key and an accepted invitation, naming the field and storing nothing', async (_, name) => {
+    expectContractError(await api().post('/v1/projects').set(auth()).send({ name }), 400, 'invalid_request', 'name');
+    expectContractError(await api().patch(`/v1/projects/${projectId}`).set(auth()).send({ name }), 400, 'invalid_request', 'name');
+    expectContractError(await api().post('/v1/api-keys').set(auth()).send({ name }), 400, 'invalid_request', 'name');
+    const { token } = (await as(h.app, org.liveKey).post('/v1/members/invite', { email: 'one-line@example.com', role: 'member' })).body;
+    const refused = await api().post('/v1/invitations/accept').send({ token, name });
+    expectContractError(refused, 400, 'invalid_request', 'name');
+    expect(refused.body.error.message).toBe('name must not contain control characters such as line breaks or tabs');
+    expect(await h.db.user.count({ where: { email: 'one-line@example.com' } })).toBe(0);
+    expect((await api().get(`/v1/projects/${projectId}`).set(auth())).body.name).toBe('Inputs');
+  });
+
+  it('takes names with accents, emoji and inner spaces', async () => {
+    const res = await api().post('/v1/api-keys').set(auth()).send({ name: 'Zoë’s CI 🚀 key' });
+    expect({ status: res.status, name: res.body.name }).toEqual({ status: 201, name: 'Zoë’s CI 🚀 key' });
+  });
+});
+
 describe('bodies that cannot be read', () => {
   it.each(['gzip', 'deflate', 'br', 'zstd'])('answers a corrupt %s body with 400 invalid_json', async (encoding) => {
     const res = await api().post('/v1/projects').set(auth()).set('Content-Type', 'application/json').set('Content-Encoding', encoding).send('{"name":"x"}');

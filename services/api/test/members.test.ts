@@ -30,8 +30,8 @@ afterAll(() => h.close());
 const ctx = () => ({ harness: h, org, otherOrg });
 
 /** The rights of the guest and member roles (docs/decisions.md#tenancy-and-keys). */
-const GUEST_RIGHTS = ['tasks:read', 'projects:read', 'members:read', 'comments:read', 'comments:write', 'files:read', 'webhooks:read'] as const;
-const MEMBER_RIGHTS = [...GUEST_RIGHTS.filter((p) => p !== 'webhooks:read'), 'tasks:write', 'projects:write', 'files:write'] as const;
+const GUEST_RIGHTS = ['tasks:read', 'projects:read', 'members:read', 'comments:read', 'comments:write', 'files:read', 'events:read'] as const;
+const MEMBER_RIGHTS = [...GUEST_RIGHTS, 'tasks:write', 'projects:write', 'files:write'] as const;
 
 let inviteCounter = 0;
 const freshEmail = () => `invitee-${Date.now().toString(36)}-${(inviteCounter += 1)}@example.com`;

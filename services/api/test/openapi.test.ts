@@ -12,6 +12,7 @@ import type { Response } from 'supertest';
 import type { OpenApiDocument } from '../src/openapi/document';
 import { Conformance } from '@test-support/openapi-conformance';
 import { as, client, createHarness, createOrg, type Harness } from '@test-support/api-harness';
+import { watchConsole } from '@test-support/page-checks';
 
 let h: Harness;
 interface DescribedOperation {
@@ -167,8 +168,10 @@ describe('GET /docs', () => {
     server.close();
   });
 
-  it('renders the reference with its operations, loading nothing from outside the service', async () => {
+  it('renders the reference with its operations, loading nothing from outside the service, under its security headers', async () => {
     const page = await browser.newPage();
+    // A Content-Security-Policy violation (an inline style or image the reference needs) is a console error.
+    const consoleErrors = watchConsole(page);
     const outside: string[] = [];
     page.on('request', (request) => {
       if (!request.url().startsWith(base) && !request.url().startsWith('data:')) outside.push(request.url());
@@ -182,5 +185,6 @@ describe('GET /docs', () => {
     mkdirSync(artifacts, { recursive: true });
     await page.screenshot({ path: path.join(artifacts, 'docs.png'), fullPage: false });
     expect(outside).toEqual([]);
+    expect(consoleErrors).toEqual([]);
   }, 30_000);
 });

@@ -231,13 +231,14 @@ describe('the dashboard', () => {
         .expect(201)
     ).body.id;
     const guest = await signedIn(h, { organizationId: org.organization.id, userId: (await addMember(h.db, org, { role: 'guest' })).userId });
+    // Subscriptions are the admins' alone (docs/decisions.md#tenancy-and-keys): a guest gets no page of them at all.
     const page = await guest.get(`/dashboard/webhooks/${id}`);
-    expect(page.status).toBe(200);
+    expect(page.status).toBe(403);
     expect(page.text).not.toContain('/secret/reveal');
     const refused = await guest
       .post(`/dashboard/webhooks/${id}/secret/reveal`)
       .type('form')
-      .send({ _csrf: csrfOf(page.text) });
+      .send({ _csrf: csrfOf((await guest.get('/dashboard')).text) });
     expect(refused.status).toBe(403);
     expect(refused.text).not.toContain('secret_not_for_guests');
   });

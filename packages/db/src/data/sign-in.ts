@@ -68,6 +68,11 @@ export interface MembershipOfEmail {
   userId: string;
 }
 
+interface LinkPreview {
+  email: string;
+  organizationName: string;
+}
+
 export interface InvitationPreview {
   email: string;
   role: string;
@@ -113,6 +118,17 @@ export function signIn(conn: Conn) {
         await insertSession(tx, link, session);
         return true;
       }),
+
+    /** Whom a sign-in link would sign in, where, while it can still be used; null otherwise. Spends nothing. */
+    pendingLink: async (linkHash: string): Promise<LinkPreview | null> => {
+      const link = await conn.dashboardLink.findFirst({
+        where: { tokenHash: linkHash, usedAt: null, expiresAt: { gt: new Date() } },
+        select: { organizationId: true, userId: true, user: { select: { email: true } }, organization: { select: { name: true } } },
+      });
+      if (!link) return null;
+      const membership = await conn.membership.findUnique({ where: { organizationId_userId: { organizationId: link.organizationId, userId: link.userId } } });
+      return membership && { email: link.user.email, organizationName: link.organization.name };
+    },
 
     /** The session a cookie names, with the user's current role, in one query; none once expired or the user left. */
     findSession: async (tokenHash: string): Promise<SessionRow | null> => {

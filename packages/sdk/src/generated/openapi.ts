@@ -645,7 +645,7 @@ export interface paths {
          * List events
          * @description Newest first; events are kept 30 days. Filters combine.
          *
-         *     Needs the `webhooks:read` permission.
+         *     Needs the `events:read` permission.
          */
         get: operations["listEvents"];
         put?: never;
@@ -667,7 +667,7 @@ export interface paths {
          * Get an event
          * @description Events older than 30 days are not found.
          *
-         *     Needs the `webhooks:read` permission.
+         *     Needs the `events:read` permission.
          */
         get: operations["getEvent"];
         put?: never;
@@ -1126,7 +1126,7 @@ export interface components {
             prefix: string;
             /** @enum {string} */
             mode: "live" | "test";
-            permissions: ("*" | "tasks:read" | "tasks:write" | "projects:read" | "projects:write" | "members:read" | "members:write" | "comments:read" | "comments:write" | "files:read" | "files:write" | "webhooks:read" | "webhooks:write" | "api_keys:write")[];
+            permissions: ("*" | "tasks:read" | "tasks:write" | "projects:read" | "projects:write" | "members:read" | "members:write" | "comments:read" | "comments:write" | "files:read" | "files:write" | "webhooks:read" | "webhooks:write" | "events:read" | "api_keys:write")[];
             /** @description The member the key acts as */
             userId: string;
             /** Format: date-time */
@@ -1151,7 +1151,7 @@ export interface components {
             prefix: string;
             /** @enum {string} */
             mode: "live" | "test";
-            permissions: ("*" | "tasks:read" | "tasks:write" | "projects:read" | "projects:write" | "members:read" | "members:write" | "comments:read" | "comments:write" | "files:read" | "files:write" | "webhooks:read" | "webhooks:write" | "api_keys:write")[];
+            permissions: ("*" | "tasks:read" | "tasks:write" | "projects:read" | "projects:write" | "members:read" | "members:write" | "comments:read" | "comments:write" | "files:read" | "files:write" | "webhooks:read" | "webhooks:write" | "events:read" | "api_keys:write")[];
             /** @description The member the key acts as */
             userId: string;
             /** Format: date-time */
@@ -4093,7 +4093,7 @@ export interface operations {
                      *       "*"
                      *     ]
                      */
-                    permissions?: "*"[] | ("tasks:read" | "tasks:write" | "projects:read" | "projects:write" | "members:read" | "members:write" | "comments:read" | "comments:write" | "files:read" | "files:write" | "webhooks:read" | "webhooks:write" | "api_keys:write")[];
+                    permissions?: "*"[] | ("tasks:read" | "tasks:write" | "projects:read" | "projects:write" | "members:read" | "members:write" | "comments:read" | "comments:write" | "files:read" | "files:write" | "webhooks:read" | "webhooks:write" | "events:read" | "api_keys:write")[];
                     /** @enum {string} */
                     mode?: "live" | "test";
                     /** Format: date-time */

@@ -16,12 +16,8 @@ import { taskPages } from './pages/tasks';
 import { webhookPages } from './pages/webhooks';
 import { renderBarePage, renderPage } from './views/render';
 
-/** Pages are private and framed by nobody; they load nothing from outside the service. */
-const securityHeaders: RequestHandler = (_req, res, next) => {
-  res.setHeader('Content-Security-Policy', "default-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'; object-src 'none'");
-  res.setHeader('X-Content-Type-Options', 'nosniff');
-  res.setHeader('X-Frame-Options', 'DENY');
-  res.setHeader('Referrer-Policy', 'no-referrer');
+/** Pages are private (the security headers every answer carries are set by the app: http/security-headers.ts). */
+const privatePages: RequestHandler = (_req, res, next) => {
   res.setHeader('Cache-Control', 'no-store');
   next();
 };
@@ -38,7 +34,7 @@ export function dashboardRouter(deps: AppDeps): Router {
 
   const router = Router();
   router.use(assetRouter);
-  router.use(securityHeaders);
+  router.use(privatePages);
   router.use(cookieParser());
   router.use(express.urlencoded({ extended: false, limit: '64kb', parameterLimit: 200 }));
   sessionPages(router, app, { secure, csrf });

@@ -13,6 +13,7 @@ export const PERMISSIONS = [
   'files:write',
   'webhooks:read',
   'webhooks:write',
+  'events:read',
   'api_keys:write',
 ] as const;
 
@@ -20,11 +21,14 @@ export type Permission = (typeof PERMISSIONS)[number];
 
 const memberDenied: ReadonlySet<Permission> = new Set(['members:write', 'webhooks:read', 'webhooks:write', 'api_keys:write']);
 
-/** docs/decisions.md#tenancy-and-keys: what each role allows, before the key's own permissions narrow it. */
+/**
+ * docs/decisions.md#tenancy-and-keys: what each role allows, before the key's own permissions narrow it.
+ * Subscriptions and their deliveries (payloads, receivers' answers) are the admins' alone; events every role reads.
+ */
 const ROLE_PERMISSIONS: Record<Role, ReadonlySet<Permission>> = {
   admin: new Set(PERMISSIONS),
   member: new Set(PERMISSIONS.filter((p) => !memberDenied.has(p))),
-  guest: new Set(PERMISSIONS.filter((p) => p.endsWith(':read') || p === 'comments:write')),
+  guest: new Set(PERMISSIONS.filter((p) => (p.endsWith(':read') && p !== 'webhooks:read') || p === 'comments:write')),
 };
 
 /**
@@ -38,8 +42,15 @@ export function roleExceeds(role: Role, permissions: ReadonlySet<Permission>): b
   return [...ROLE_PERMISSIONS[role]].some((p) => !permissions.has(p));
 }
 
+/** What a key's list grants: `*` everything, and `webhooks:read` also `events:read`, which keys made before it existed read events with. */
+function granted(keyPermissions: readonly string[]): readonly Permission[] {
+  if (keyPermissions.includes('*')) return PERMISSIONS;
+  const held = new Set(keyPermissions);
+  if (held.has('webhooks:read')) held.add('events:read');
+  return PERMISSIONS.filter((p) => held.has(p));
+}
+
 /** A key may do what its permissions grant and its user's role allows; test keys never manage members or keys. */
 export function effectivePermissions(keyPermissions: readonly string[], role: Role, mode: Mode): Set<Permission> {
-  const granted = keyPermissions.includes('*') ? PERMISSIONS : PERMISSIONS.filter((p) => keyPermissions.includes(p));
-  return new Set(granted.filter((p) => ROLE_PERMISSIONS[role].has(p) && (mode === 'live' || !LIVE_ONLY.has(p))));
+  return new Set(granted(keyPermissions).filter((p) => ROLE_PERMISSIONS[role].has(p) && (mode === 'live' || !LIVE_ONLY.has(p))));
 }

@@ -52,7 +52,7 @@ function CreateKeyForm({ problem, values }: { problem?: Problem | undefined; val
       <Checkboxes
         name="permissions"
         legend="Permissions"
-        hint="All (*) follows the owner's role; a key never holds more than its owner's role allows."
+        hint="All (*) follows the owner's role; a key never holds more than its owner's role allows. events:read reads the events (every role has it); webhooks:read reads subscriptions and their deliveries (admins only) and the events too."
         options={[{ value: '*', label: 'All (*)' }, ...optionsOf(PERMISSIONS)]}
         checked={list(values, 'permissions').length > 0 ? list(values, 'permissions') : ['*']}
         problem={problem}

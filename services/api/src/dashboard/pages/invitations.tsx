@@ -1,4 +1,4 @@
-import type { Response, Router } from 'express';
+import type { Request, Response, Router } from 'express';
 import type { InvitationPreview } from '@worktrack/db';
 import { SIGN_IN_PATH } from '../../modules/dashboard-links/issue-dashboard-link';
 import { ACCEPT_PATH, hashInvitationToken } from '../../modules/members/invite-member';
@@ -7,13 +7,17 @@ import { joinByInvitation } from '../../modules/members/accept-invitation';
 import { acceptInvitationBody } from '../../modules/members/member-schemas';
 import { formOf, text } from '../form';
 import type { DashboardApp } from '../dashboard-app';
+import { heldToken } from '../held-token';
 import { problemOf, type Problem } from '../problem';
 import { sameOriginOnly } from '../same-origin';
 import { createSession, type OpenedSession } from '../session';
 import { ProblemSummary, TextField, Time } from '../views/components';
 import { renderBarePage } from '../views/render';
 
-function AcceptForm({ token, invitation, name, problem }: { token: string; invitation: InvitationPreview; name?: string; problem?: Problem | undefined }) {
+/** How long an opened invitation waits for its form: long enough to read the page and type a name. */
+const HELD_INVITATION_MS = 3600 * 1000;
+
+function AcceptForm({ invitation, name, problem }: { invitation: InvitationPreview; name?: string; problem?: Problem | undefined }) {
   return (
     <>
       <p>
@@ -22,7 +26,6 @@ function AcceptForm({ token, invitation, name, problem }: { token: string; invit
       </p>
       <form method="post" action={ACCEPT_PATH} aria-label="Accept the invitation" class="card">
         <ProblemSummary problem={problem} />
-        <input type="hidden" name="token" value={token} />
         <TextField name="name" label="Your name" autocomplete="name" required value={name} problem={problem} />
         <button type="submit">Join {invitation.organizationName}</button>
       </form>
@@ -34,10 +37,12 @@ function AcceptForm({ token, invitation, name, problem }: { token: string; invit
 export function invitationPages(
   router: Router,
   { deps, assets }: DashboardApp,
-  { startSession }: { startSession: (res: Response, opened: OpenedSession) => void },
+  { startSession, secure }: { startSession: (res: Response, opened: OpenedSession) => void; secure: boolean },
 ): void {
   const path = ACCEPT_PATH.replace('/dashboard', '');
-  const notWorking = (res: Response) =>
+  const invitationToken = heldToken({ name: 'wt_invitation', path: ACCEPT_PATH, secure, maxAgeMs: HELD_INVITATION_MS });
+  const notWorking = (req: Request, res: Response) => {
+    invitationToken.drop(req, res);
     renderBarePage(res, assets, {
       title: 'This invitation does not work',
       status: 400,
@@ -48,32 +53,38 @@ export function invitationPages(
         </p>
       ),
     });
+  };
 
   router.get(path, async (req, res) => {
-    const token = typeof req.query.token === 'string' ? req.query.token : '';
+    if (typeof req.query.token === 'string' && req.query.token !== '') {
+      invitationToken.hold(res, req.query.token);
+      res.redirect(303, ACCEPT_PATH);
+      return;
+    }
+    const token = invitationToken.read(req);
     const invitation = token && (await deps.unscoped.signIn.pendingInvitation(hashInvitationToken(token)));
-    if (!invitation) return notWorking(res);
-    renderBarePage(res, assets, { title: `Join ${invitation.organizationName}`, status: 200, body: <AcceptForm token={token} invitation={invitation} /> });
+    if (!invitation) return notWorking(req, res);
+    renderBarePage(res, assets, { title: `Join ${invitation.organizationName}`, status: 200, body: <AcceptForm invitation={invitation} /> });
   });
 
   router.post(path, sameOriginOnly(deps.config.publicBaseUrl), async (req, res) => {
-    const form = formOf(req);
-    const token = text(form, 'token');
-    const name = text(form, 'name');
+    const token = invitationToken.read(req);
+    const name = text(formOf(req), 'name');
     try {
       // The API's own validation of the body (a name of 1-200 characters), as POST /invitations/accept has it.
       const body = validate(acceptInvitationBody, { token, name });
       const opened = await joinByInvitation(deps, body, (tx, member) => createSession(tx, member.id));
+      invitationToken.drop(req, res);
       startSession(res, opened);
       res.redirect(303, '/dashboard?done=joined');
     } catch (err) {
       const problem = problemOf(err);
       const invitation = problem.param === 'name' && (await deps.unscoped.signIn.pendingInvitation(hashInvitationToken(token)));
-      if (!invitation) return notWorking(res);
+      if (!invitation) return notWorking(req, res);
       renderBarePage(res, assets, {
         title: `Join ${invitation.organizationName}`,
         status: 400,
-        body: <AcceptForm token={token} invitation={invitation} name={name} problem={problem} />,
+        body: <AcceptForm invitation={invitation} name={name} problem={problem} />,
       });
     }
   });

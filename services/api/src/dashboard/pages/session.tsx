@@ -1,10 +1,11 @@
-import type { Router, RequestHandler } from 'express';
+import type { Request, Response, Router, RequestHandler } from 'express';
 import type { DoubleCsrfUtilities } from 'csrf-csrf';
 import Joi from 'joi';
 import { Mode } from '@worktrack/db';
 import { invalid } from '../../http/errors';
 import { mailSignInLinks } from '../../modules/dashboard-links/mail-sign-in-links';
-import { SIGN_IN_PATH } from '../../modules/dashboard-links/issue-dashboard-link';
+import { DASHBOARD_LINK_TTL_MS, hashDashboardToken, SIGN_IN_PATH } from '../../modules/dashboard-links/issue-dashboard-link';
+import { heldToken } from '../held-token';
 import { requireDashboard } from '../context';
 import { takeFlash } from '../flash';
 import { formOf, text } from '../form';
@@ -18,6 +19,8 @@ import { renderBarePage } from '../views/render';
 import { invitationPages } from './invitations';
 
 const SESSION_COOKIE = 'wt_session';
+/** The page a sign-in link leads to, whose one button signs in (docs/decisions.md#signing-in-safely). */
+const SIGN_IN_LINK_PATH = `${SIGN_IN_PATH}/link`;
 
 const emailSchema = Joi.string().trim().lowercase().email({ tlds: false }).max(320).required();
 
@@ -64,51 +67,80 @@ function HowToSignIn({ publicBaseUrl }: { publicBaseUrl: string }) {
   );
 }
 
+function LinkDoesNotWork() {
+  return (
+    <>
+      <p>It is unknown, was already used, or has expired: each link opens one session, within 15 minutes. Ask for a new one:</p>
+      <SignInForm />
+    </>
+  );
+}
+
 /** Signing in (by email or with a link), the session every other page needs, signing out, and the live/test switch. */
 export function sessionPages(router: Router, app: DashboardApp, { secure, csrf }: { secure: boolean; csrf: DoubleCsrfUtilities }): void {
   const { deps, assets } = app;
   const { publicBaseUrl } = deps.config;
   const cookie = { httpOnly: true, sameSite: 'lax', secure, path: '/dashboard' } as const;
   const signIn = SIGN_IN_PATH.replace('/dashboard', '');
+  const linkPage = SIGN_IN_LINK_PATH.replace('/dashboard', '');
+  const linkToken = heldToken({ name: 'wt_link', path: SIGN_IN_PATH, secure, maxAgeMs: DASHBOARD_LINK_TTL_MS });
   const startSession = (res: Parameters<RequestHandler>[1], opened: OpenedSession) =>
     res.cookie(SESSION_COOKIE, opened.token, { ...cookie, maxAge: SESSION_TTL_MS });
+  const linkDoesNotWork = (req: Request, res: Response) => {
+    linkToken.drop(req, res);
+    renderBarePage(res, assets, { title: 'This sign-in link does not work', status: 401, body: <LinkDoesNotWork /> });
+  };
 
-  router.get(signIn, async (req, res) => {
+  router.get(signIn, (req, res) => {
     const token = req.query.token;
-    if (typeof token !== 'string' || token === '') {
-      if (req.query.sent !== undefined) {
-        renderBarePage(res, assets, {
-          title: 'Check your email',
-          status: 200,
-          body: (
-            <>
-              <p>If the address belongs to a member, a sign-in link is on its way. It works once, within 15 minutes.</p>
-              <p>
-                Nothing after a few minutes? Check the spam folder, or <a href={SIGN_IN_PATH}>ask again</a>.
-              </p>
-            </>
-          ),
-        });
-        return;
-      }
-      const signedOut = req.query['signed-out'] !== undefined;
-      renderBarePage(res, assets, { title: signedOut ? 'You are signed out' : 'Sign in', status: 200, body: <HowToSignIn publicBaseUrl={publicBaseUrl} /> });
+    // Opening a link spends nothing (a mail scanner opens links too): its page's button signs in.
+    if (typeof token === 'string' && token !== '') {
+      linkToken.hold(res, token);
+      res.redirect(303, SIGN_IN_LINK_PATH);
       return;
     }
-    const opened = await openSession(deps.unscoped, token);
-    if (!opened) {
+    if (req.query.sent !== undefined) {
       renderBarePage(res, assets, {
-        title: 'This sign-in link does not work',
-        status: 401,
+        title: 'Check your email',
+        status: 200,
         body: (
           <>
-            <p>It is unknown, was already used, or has expired: each link opens one session, within 15 minutes. Ask for a new one:</p>
-            <SignInForm />
+            <p>If the address belongs to a member, a sign-in link is on its way. It works once, within 15 minutes.</p>
+            <p>
+              Nothing after a few minutes? Check the spam folder, or <a href={SIGN_IN_PATH}>ask again</a>.
+            </p>
           </>
         ),
       });
       return;
     }
+    const signedOut = req.query['signed-out'] !== undefined;
+    renderBarePage(res, assets, { title: signedOut ? 'You are signed out' : 'Sign in', status: 200, body: <HowToSignIn publicBaseUrl={publicBaseUrl} /> });
+  });
+
+  router.get(linkPage, async (req, res) => {
+    const token = linkToken.read(req);
+    const link = token && (await deps.unscoped.signIn.pendingLink(hashDashboardToken(token)));
+    if (!link) return linkDoesNotWork(req, res);
+    renderBarePage(res, assets, {
+      title: `Sign in to ${link.organizationName}`,
+      status: 200,
+      body: (
+        <form method="post" action={SIGN_IN_LINK_PATH} aria-label="Sign in with this link" class="card">
+          <p>
+            This link signs <strong>{link.email}</strong> in to <strong>{link.organizationName}</strong>. Did you ask for it? If not, close this page.
+          </p>
+          <button type="submit">Sign in</button>
+        </form>
+      ),
+    });
+  });
+
+  router.post(linkPage, sameOriginOnly(publicBaseUrl), async (req, res) => {
+    const token = linkToken.read(req);
+    const opened = token && (await openSession(deps.unscoped, token));
+    if (!opened) return linkDoesNotWork(req, res);
+    linkToken.drop(req, res);
     startSession(res, opened);
     res.redirect(303, '/dashboard');
   });
@@ -129,7 +161,7 @@ export function sessionPages(router: Router, app: DashboardApp, { secure, csrf }
       renderBarePage(res, assets, {
         title: 'Too many sign-in requests',
         status: 429,
-        body: <p>Links were asked for this address, or from this network, too often. Use the last link you received, or try again in 15 minutes.</p>,
+        body: <p>Links were asked for this address, or from this network, too often. Use the last link you received, or try again later.</p>,
       });
       return;
     }
@@ -137,13 +169,15 @@ export function sessionPages(router: Router, app: DashboardApp, { secure, csrf }
     res.redirect(303, `${SIGN_IN_PATH}?sent`);
   });
 
-  invitationPages(router, app, { startSession });
+  invitationPages(router, app, { startSession, secure });
 
   const requireSession: RequestHandler = async (req, res, next) => {
     const token: unknown = req.cookies?.[SESSION_COOKIE];
     const session = typeof token === 'string' ? await findSession(deps.unscoped, token) : null;
     if (!session) {
-      res.clearCookie(SESSION_COOKIE, cookie);
+      // Only a cookie that came with the request is cleared: a POST from another site arrives without
+      // the SameSite=Lax cookie, and must not sign the visitor out.
+      if (token !== undefined) res.clearCookie(SESSION_COOKIE, cookie);
       if (req.method === 'GET') {
         res.redirect(303, SIGN_IN_PATH);
         return;

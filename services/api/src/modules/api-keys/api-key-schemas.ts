@@ -5,6 +5,7 @@ import { pageQuery, type PageParams } from '../../http/pagination';
 import { PERMISSIONS, type Permission } from '../../http/permissions';
 import { fields } from '../../http/validation';
 import type { ApiKeyRecord } from './issue-api-key';
+import { nameString } from '../../http/names';
 
 export interface ApiKeyInput {
   name: string;
@@ -15,7 +16,7 @@ export interface ApiKeyInput {
 }
 
 export const createApiKeyBody = Joi.object<ApiKeyInput, true>({
-  name: Joi.string().trim().min(1).max(100).required(),
+  name: nameString(100).required(),
   permissions: Joi.alternatives(
     Joi.array().items(Joi.string().valid('*')).length(1),
     Joi.array()

@@ -2,7 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import type { TenantTx, UnscopedTx } from '@worktrack/db';
 
 /** docs/decisions.md#dashboard: a sign-in link is valid 15 minutes, once. */
-const DASHBOARD_LINK_TTL_MS = 15 * 60 * 1000;
+export const DASHBOARD_LINK_TTL_MS = 15 * 60 * 1000;
 
 /** Links and sessions store only this hash of their token. */
 export const hashDashboardToken = (token: string) => createHash('sha256').update(token).digest('hex');

@@ -4,6 +4,7 @@ import type { MemberRecord } from '@worktrack/events';
 import { creationOrder, defineListOrder } from '../../http/list-order';
 import { pageQuery, type PageParams } from '../../http/pagination';
 import type { InvitationRecord } from './invitation-record';
+import { nameString } from '../../http/names';
 
 const role = Joi.string().valid(...Object.values(Role));
 
@@ -25,5 +26,5 @@ export const listInvitationsQuery = Joi.object<PageParams<'createdAt'>, true>({ 
 export const updateMemberBody = Joi.object<{ role: Role }, true>({ role: role.required() });
 export const acceptInvitationBody = Joi.object<{ token: string; name: string }, true>({
   token: Joi.string().max(200).required(),
-  name: Joi.string().trim().min(1).max(200).required(),
+  name: nameString(200).required(),
 });

@@ -1,8 +1,9 @@
 import Joi from 'joi';
 import { pageQuery, type PageParams } from '../../http/pagination';
 import { projectOrder, type ProjectSortField } from './project-order';
+import { nameString } from '../../http/names';
 
-const name = Joi.string().trim().min(1).max(200);
+const name = nameString(200);
 const description = Joi.string().max(10_000).allow(null);
 const icon = Joi.string().trim().min(1).max(64).allow(null);
 const color = Joi.string()
