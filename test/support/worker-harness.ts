@@ -62,6 +62,10 @@ export async function startWorkerProcess({ prefix, env = {} }: TestWorkerOptions
     WORKER_HEALTH_PORT: String(healthPort),
     ...env,
   });
-  await waitForHttp(`http://127.0.0.1:${healthPort}/readyz`);
+  // One that is not ready in time is stopped, not left consuming the test's queues and database.
+  await waitForHttp(`http://127.0.0.1:${healthPort}/readyz`).catch((err: unknown) => {
+    child.kill('SIGKILL');
+    throw err;
+  });
   return child;
 }

@@ -30,12 +30,15 @@ function startWorker(env: NodeJS.ProcessEnv = {}) {
 
 async function startWorkerProcesses(count: number) {
   const env = { WEBHOOK_RETRY_DELAYS_MS: QUICK_RETRIES, WEBHOOK_TIMEOUT_MS: '1000', WORKER_CONCURRENCY: '10' };
-  const started = await Promise.all(Array.from({ length: count }, () => startWorkerProcess({ prefix: h.deps.config.redisPrefix, env })));
-  for (const child of started)
+  const started = [];
+  for (let i = 0; i < count; i += 1) {
+    const child = await startWorkerProcess({ prefix: h.deps.config.redisPrefix, env });
     stops.push(async () => {
       child.kill('SIGTERM');
       await exitCode(child);
     });
+    started.push(child);
+  }
   return started;
 }
 
@@ -217,7 +220,7 @@ describe('a failing resource', () => {
     expect(ofFailing.filter((r) => status.get(r) === 500).length).toBeGreaterThan(0);
     expectCommitOrder(receiver.received, status, [failing!, flowing!], 5);
     expect(seen.maxOpenPerTask).toBe(1);
-  }, 30_000);
+  }, 60_000);
 });
 
 describe('an exhausted delivery', () => {
@@ -239,7 +242,7 @@ describe('an exhausted delivery', () => {
     expect(receiver.received.map(versionOf)).toEqual([1, 1, 1, 2, 3]);
     expect(receiver.received.slice(3).map((r) => status.get(r))).toEqual([200, 200]);
     expect(await h.db.delivery.count({ where: { webhookId: sub.webhookId, status: 'failed' } })).toBe(1);
-  }, 30_000);
+  }, 60_000);
 });
 
 describe('PATCH of ordering with a backlog', () => {
@@ -287,7 +290,7 @@ describe('PATCH of ordering with a backlog', () => {
       4,
     );
     expect(receiver.received.filter((r) => taskOf(r) === taskOf(first) && status.get(r) === 200).map(versionOf)).toEqual([2, 3, 4]);
-  }, 30_000);
+  }, 60_000);
 
   it('to none: the deliveries held behind one in flight go at once, each once', async () => {
     const { sub, gate, receiver, first } = await backlog('resource', () => false);
@@ -303,7 +306,7 @@ describe('PATCH of ordering with a backlog', () => {
     await settled(sub.webhookId, 12);
     expect(new Set(deliveryIds(receiver.received)).size).toBe(11);
     expect(receiver.received).toHaveLength(11);
-  }, 30_000);
+  }, 60_000);
 });
 
 describe('the fan-out', () => {
@@ -330,7 +333,7 @@ describe('the fan-out', () => {
     startWorker();
     await settled(sub.webhookId, 2);
     expect(receiver.received.filter((r) => r.json.webhookId === sub.webhookId).map(versionOf)).toEqual([1, 2]);
-  }, 30_000);
+  }, 60_000);
 
   it('leaves test sends and redeliveries out of the order: they go while a task is held back', async () => {
     let failing = true;
@@ -350,5 +353,5 @@ describe('the fan-out', () => {
     expect((await h.db.delivery.findFirstOrThrow({ where: { webhookId: sub.webhookId, status: 'pending', resourceId: taskId } })).id).not.toBe(second.id);
     failing = false;
     await settled(sub.webhookId, 3);
-  }, 30_000);
+  }, 60_000);
 });
