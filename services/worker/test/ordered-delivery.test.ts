@@ -32,7 +32,8 @@ async function startWorkerProcesses(count: number) {
   const env = { WEBHOOK_RETRY_DELAYS_MS: QUICK_RETRIES, WEBHOOK_TIMEOUT_MS: '1000', WORKER_CONCURRENCY: '10' };
   const started = [];
   for (let i = 0; i < count; i += 1) {
-    const child = await startWorkerProcess({ prefix: h.deps.config.redisPrefix, env });
+    // Started one at a time, and given time: on a busy machine a process takes many seconds to load.
+    const child = await startWorkerProcess({ prefix: h.deps.config.redisPrefix, env, readyWithinMs: 60_000 });
     stops.push(async () => {
       child.kill('SIGTERM');
       await exitCode(child);
@@ -138,8 +139,9 @@ function expectCommitOrder(received: Received[], status: Map<Received, number>, 
   }
 }
 
+/** Resolves once at least `count` of the subscription's deliveries succeeded. */
 const settled = (webhookId: string, count: number) =>
-  waitFor(async () => ((await h.db.delivery.count({ where: { webhookId, status: 'succeeded' } })) === count ? true : undefined), { timeoutMs: 30_000 });
+  waitFor(async () => ((await h.db.delivery.count({ where: { webhookId, status: 'succeeded' } })) >= count ? true : undefined), { timeoutMs: 30_000 });
 
 describe('the §20 bound: 20 tasks each PATCHed 10 times, to a receiver failing 30% at random', () => {
   const TASKS = 20;
@@ -174,7 +176,7 @@ describe('the §20 bound: 20 tasks each PATCHed 10 times, to a receiver failing 
     const { received, status, seen, taskIds } = await run(() => startWorkerProcesses(2));
     expectCommitOrder(received, status, taskIds, UPDATES);
     expect(seen.maxOpenPerTask).toBe(1);
-  }, 60_000);
+  }, 180_000);
 
   it('a worker killed mid-run: its attempts are taken over, the order kept', async () => {
     let doomed: Awaited<ReturnType<typeof startWorkerProcesses>>[number] | undefined;
@@ -189,7 +191,7 @@ describe('the §20 bound: 20 tasks each PATCHed 10 times, to a receiver failing 
     );
     expectCommitOrder(received, status, taskIds, UPDATES, { repeats: true });
     expect(seen.maxOpenPerTask).toBe(1);
-  }, 60_000);
+  }, 180_000);
 });
 
 describe('a failing resource', () => {
@@ -216,7 +218,12 @@ describe('a failing resource', () => {
     const ofFailing = receiver.received.filter((r) => taskOf(r) === failing);
     const flowingDoneAt = receiver.received.findIndex((r) => taskOf(r) === flowing && versionOf(r) === 5);
     // While the failing task's first update was retried, the other task's five all arrived, and none of the failing task's later ones.
-    expect(ofFailing.filter((r) => receiver.received.indexOf(r) < flowingDoneAt).map(versionOf).every((v) => v === 1)).toBe(true);
+    expect(
+      ofFailing
+        .filter((r) => receiver.received.indexOf(r) < flowingDoneAt)
+        .map(versionOf)
+        .every((v) => v === 1),
+    ).toBe(true);
     expect(ofFailing.filter((r) => status.get(r) === 500).length).toBeGreaterThan(0);
     expectCommitOrder(receiver.received, status, [failing!, flowing!], 5);
     expect(seen.maxOpenPerTask).toBe(1);
@@ -235,9 +242,7 @@ describe('an exhausted delivery', () => {
     // Three attempts of the first update, none of the later ones.
     expect(receiver.received.map(versionOf)).toEqual([1, 1, 1]);
 
-    await as(h.app, sub.org.liveKey)
-      .patch(`/v1/webhooks/${sub.webhookId}`, { status: 'active' })
-      .expect(200);
+    await as(h.app, sub.org.liveKey).patch(`/v1/webhooks/${sub.webhookId}`, { status: 'active' }).expect(200);
     await settled(sub.webhookId, 2);
     expect(receiver.received.map(versionOf)).toEqual([1, 1, 1, 2, 3]);
     expect(receiver.received.slice(3).map((r) => status.get(r))).toEqual([200, 200]);
@@ -253,13 +258,12 @@ describe('PATCH of ordering with a backlog', () => {
     const held = await receiverFor((n) => (n === 0 ? { until: gate.promise } : {}));
     const sub = await subscribed(held.url, { ordering, maxConcurrency: 1 });
     const taskIds = await createTasks(sub, 3);
-    startWorker();
+    // The held request stays in flight (no timeout) until the test opens the gate.
+    startWorker({ WEBHOOK_TIMEOUT_MS: '30000' });
     await updateTasks(sub, taskIds, 4);
     await held.waitForCount(1);
     // The held request is one task's first update: in flight while the mode changes.
-    await as(h.app, sub.org.liveKey)
-      .patch(`/v1/webhooks/${sub.webhookId}`, { url: receiver.url })
-      .expect(200);
+    await as(h.app, sub.org.liveKey).patch(`/v1/webhooks/${sub.webhookId}`, { url: receiver.url }).expect(200);
     return { sub, taskIds, gate, receiver, status, first: held.received[0]! };
   }
 
@@ -271,9 +275,7 @@ describe('PATCH of ordering with a backlog', () => {
     const fails = (r: Received) => !failedOnce.has(r.json.deliveryId) && Boolean(failedOnce.add(r.json.deliveryId));
     const { sub, taskIds, gate, receiver, status, first } = await backlog('none', fails);
 
-    await as(h.app, sub.org.liveKey)
-      .patch(`/v1/webhooks/${sub.webhookId}`, { ordering: 'resource', maxConcurrency: 10 })
-      .expect(200);
+    await as(h.app, sub.org.liveKey).patch(`/v1/webhooks/${sub.webhookId}`, { ordering: 'resource', maxConcurrency: 10 }).expect(200);
     // The other tasks' updates all go; none of the held task's while its first is in flight.
     await settled(sub.webhookId, 8);
     expect(receiver.received.filter((r) => taskOf(r) === taskOf(first))).toEqual([]);
@@ -295,9 +297,7 @@ describe('PATCH of ordering with a backlog', () => {
   it('to none: the deliveries held behind one in flight go at once, each once', async () => {
     const { sub, gate, receiver, first } = await backlog('resource', () => false);
 
-    await as(h.app, sub.org.liveKey)
-      .patch(`/v1/webhooks/${sub.webhookId}`, { ordering: 'none', maxConcurrency: 10 })
-      .expect(200);
+    await as(h.app, sub.org.liveKey).patch(`/v1/webhooks/${sub.webhookId}`, { ordering: 'none', maxConcurrency: 10 }).expect(200);
     expect(await h.db.delivery.count({ where: { webhookId: sub.webhookId, resourceId: { not: null } } })).toBe(0);
     // Every other update arrives while the held task's first is still in flight, its later ones too.
     await receiver.waitForCount(11);
@@ -313,7 +313,11 @@ describe('the fan-out', () => {
   it("brings a resource's earlier undispatched events along, so an ordered subscription gets them first; an unordered one's rows carry no order", async () => {
     const receiver = await receiverFor();
     const sub = await subscribed(receiver.url);
-    const unordered = (await as(h.app, sub.org.liveKey).post('/v1/webhooks', { url: receiver.url, events: ['task.updated'] }).expect(201)).body.id as string;
+    const unordered = (
+      await as(h.app, sub.org.liveKey)
+        .post('/v1/webhooks', { url: receiver.url, events: ['task.updated'] })
+        .expect(201)
+    ).body.id as string;
     const [taskId] = await createTasks(sub, 1);
     await updateTasks(sub, [taskId!], 2);
     const events = await h.db.outboxEvent.findMany({ where: { organizationId: sub.org.organization.id, type: 'task.updated' }, orderBy: { position: 'asc' } });
@@ -324,11 +328,14 @@ describe('the fan-out', () => {
 
     const rows = await h.db.delivery.findMany({ where: { eventId: { in: events.map((e) => e.id) } } });
     expect(rows).toHaveLength(4);
-    expect(rows.filter((d) => d.webhookId === sub.webhookId).map((d) => [d.resourceId, d.position]).sort()).toEqual(
-      events.map((e) => [taskId, e.position]).sort(),
-    );
+    expect(
+      rows
+        .filter((d) => d.webhookId === sub.webhookId)
+        .map((d) => [d.resourceId, d.position])
+        .sort(),
+    ).toEqual(events.map((e) => [taskId, e.position]).sort());
     expect(rows.filter((d) => d.webhookId === unordered).every((d) => d.resourceId === null && d.position === null)).toBe(true);
-    expect((await h.db.outboxEvent.count({ where: { id: { in: events.map((e) => e.id) }, dispatchedAt: null } }))).toBe(0);
+    expect(await h.db.outboxEvent.count({ where: { id: { in: events.map((e) => e.id) }, dispatchedAt: null } })).toBe(0);
 
     startWorker();
     await settled(sub.webhookId, 2);
@@ -346,9 +353,14 @@ describe('the fan-out', () => {
     await waitFor(async () => ((await h.db.delivery.count({ where: { webhookId: sub.webhookId } })) === 2 ? true : undefined));
 
     await as(h.app, sub.org.liveKey).post(`/v1/webhooks/${sub.webhookId}/test`, {}).expect(201);
-    const second = await h.db.delivery.findFirstOrThrow({ where: { webhookId: sub.webhookId, resourceId: taskId, position: { not: null } }, orderBy: { position: 'desc' } });
+    const second = await h.db.delivery.findFirstOrThrow({
+      where: { webhookId: sub.webhookId, resourceId: taskId, position: { not: null } },
+      orderBy: { position: 'desc' },
+    });
     await as(h.app, sub.org.liveKey).post(`/v1/webhooks/${sub.webhookId}/deliveries/${second.id}/redeliver`, {}).expect(202);
-    await waitFor(async () => (receiver.received.some((r) => r.json.deliveryId === second.id) && receiver.received.some((r) => r.json.test) ? true : undefined));
+    await waitFor(async () =>
+      receiver.received.some((r) => r.json.deliveryId === second.id) && receiver.received.some((r) => r.json.test) ? true : undefined,
+    );
     // Both arrived while the first update was still being retried.
     expect((await h.db.delivery.findFirstOrThrow({ where: { webhookId: sub.webhookId, status: 'pending', resourceId: taskId } })).id).not.toBe(second.id);
     failing = false;

@@ -1,4 +1,13 @@
-import { earlierUndispatchedEvents, fanOutEvents, newId, resourceOf, undispatchedEvents, type DeliveryRow, type EventToDispatch, type SqlPool } from '@worktrack/db';
+import {
+  earlierUndispatchedEvents,
+  fanOutEvents,
+  newId,
+  resourceOf,
+  undispatchedEvents,
+  type DeliveryRow,
+  type EventToDispatch,
+  type SqlPool,
+} from '@worktrack/db';
 import { buildDeliveryBody } from '@worktrack/events';
 import type { DispatchEventPayload } from '@worktrack/queue';
 import type { WorkerDeps } from '../deps';
