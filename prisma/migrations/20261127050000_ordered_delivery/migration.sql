@@ -18,7 +18,7 @@ ALTER TABLE "OutboxEvent" ADD COLUMN     "position" BIGSERIAL NOT NULL;
 ALTER TABLE "Webhook" ADD COLUMN     "ordering" "DeliveryOrdering" NOT NULL DEFAULT 'none';
 
 -- CreateIndex
-CREATE INDEX "Delivery_webhookId_resourceId_position_idx" ON "Delivery"("webhookId", "resourceId", "position") WHERE (status = 'pending' AND "resourceId" IS NOT NULL);
+CREATE INDEX "Delivery_webhookId_resourceId_position_idx" ON "Delivery"("webhookId", "resourceId", "position") WHERE ("resourceId" IS NOT NULL);
 -- Ordered delivery (docs/decisions.md#ordered-delivery). The claim of 20261126130000_claim_in_one_round_trip,
 -- with the head-of-resource rule for subscriptions that order by resource, and each claimed row saying
 -- whether it is ordered (its attempt's end may release the next of its resource, so the worker claims
@@ -105,8 +105,11 @@ BEGIN
   -- and none while another of them is leased (a recovery or a switch of mode may put an earlier one
   -- behind one in flight): one at a time, in commit order. A retried one stays pending, so it holds
   -- back its resource alone; one that fails for good leaves the pending ones, releasing the next.
-  -- The probe reads the (webhookId, resourceId, position) index of pending ordered deliveries, which
-  -- holds no delivery of an unordered subscription; unordered subscriptions take the first branch,
+  -- The probe reads the (webhookId, resourceId, position) index of ordered deliveries, which holds
+  -- only pending ones (a record clears a delivery's resource as it leaves pending) and none of an
+  -- unordered subscription; it names no status, so no other index serves it (on the status index,
+  -- planned with statistics taken when nothing was pending, it read every pending delivery for each
+  -- candidate). Unordered subscriptions take the first branch,
   -- the claim as before (the other branch's condition is a one-time filter, never run for them).
   RETURN QUERY
     WITH subs AS (
@@ -138,8 +141,7 @@ BEGIN
           AND (d."lockedUntil" IS NULL OR d."lockedUntil" < now()) AND (s.open OR d.test)
           AND (d."resourceId" IS NULL OR NOT EXISTS (
             SELECT 1 FROM "Delivery" h
-            WHERE h.status = 'pending' AND h."resourceId" IS NOT NULL AND h."webhookId" = s.id AND h."resourceId" = d."resourceId"
-              AND (h.position < d.position OR h."lockedUntil" >= now())
+            WHERE h."webhookId" = s.id AND h."resourceId" = d."resourceId" AND (h.position < d.position OR h."lockedUntil" >= now())
           ))
         ORDER BY d."nextAttemptAt"
         LIMIT LEAST(s.cap, "limit"))

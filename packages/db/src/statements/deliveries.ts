@@ -102,7 +102,8 @@ export interface AttemptRecord {
   pauseWebhookUntil: Date | null;
 }
 
-// A record releases its delivery's lease and takes it off its subscription's `inFlight`. Of two
+// A record releases its delivery's lease and takes it off its subscription's `inFlight`; a delivery it
+// settles or fails leaves its resource's order (docs/decisions.md#ordered-delivery), releasing the next. Of two
 // records of one attempt (its lease lapsed and another worker made it again), the later is refused
 // by the attempts' unique key, so a lease is never released twice. Records and claims lock the subscriptions they count
 // in id order, so that they wait for each other rather than deadlock.
@@ -120,7 +121,8 @@ const RECORD = {
     ), delivery AS (
       UPDATE "Delivery" d
       SET "attemptCount" = o.attempt, "lastAttemptAt" = o."attemptedAt", "lockedUntil" = NULL, status = o.status,
-          "nextAttemptAt" = o."nextAttemptAt", "updatedAt" = now()
+          "nextAttemptAt" = o."nextAttemptAt", "updatedAt" = now(),
+          "resourceId" = CASE WHEN o.status = 'pending' THEN d."resourceId" END, position = CASE WHEN o.status = 'pending' THEN d.position END
       FROM o
       WHERE d.id = o."deliveryId"
     ), webhook AS (
