@@ -1,8 +1,9 @@
-import { createLogger, DERIVED_SECRETS_KEY_WARNING, describeStartupError, loadApiConfig, loadDotEnv, onShutdown } from '@worktrack/config';
+import './tracing';
+import { createLogger, DERIVED_SECRETS_KEY_WARNING, describeStartupError, loadApiConfig, onShutdown } from '@worktrack/config';
+import { stopTracing } from '@worktrack/telemetry';
 import { startApi } from './compose';
 
 async function main(): Promise<void> {
-  loadDotEnv();
   const config = loadApiConfig();
   const logger = createLogger(config.logLevel, 'api', config.logFormat);
   if (config.cursorSecretEphemeral)
@@ -11,7 +12,7 @@ async function main(): Promise<void> {
   try {
     const api = await startApi(config, logger);
     logger.info({ url: api.url }, 'api listening');
-    onShutdown(logger, api.close);
+    onShutdown(logger, () => api.close().then(stopTracing));
   } catch (err) {
     console.error(describeStartupError(err, { databaseUrl: config.databaseUrl, portSetting: 'PORT (or HOST)' }));
     process.exit(1);
