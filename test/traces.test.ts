@@ -24,11 +24,13 @@ async function startServices(env: NodeJS.ProcessEnv) {
     LOG_LEVEL: 'info',
     ...env,
   });
-  await Promise.all([waitForHttp(`http://127.0.0.1:${port}/healthz`, 120_000), waitForHttp(`http://127.0.0.1:${healthPort}/readyz`, 120_000)]).catch((err: Error) => {
-    api.kill('SIGKILL');
-    worker.kill('SIGKILL');
-    throw new Error(`${err.message}\napi: ${api.output()}\nworker: ${worker.output()}`);
-  });
+  await Promise.all([waitForHttp(`http://127.0.0.1:${port}/healthz`, 120_000), waitForHttp(`http://127.0.0.1:${healthPort}/readyz`, 120_000)]).catch(
+    (err: Error) => {
+      api.kill('SIGKILL');
+      worker.kill('SIGKILL');
+      throw new Error(`${err.message}\napi: ${api.output()}\nworker: ${worker.output()}`);
+    },
+  );
   return {
     base: `http://127.0.0.1:${port}`,
     worker,
@@ -76,7 +78,9 @@ describe('with an OTLP endpoint set', () => {
 
       const attempts = await waitFor(async () => {
         const found = otlp.spans.filter((span) => span.traceId === traceId && span.name === 'webhook attempt');
-        return found.length >= 2 ? found.sort((a, b) => Number(a.attributes['worktrack.delivery.attempt']) - Number(b.attributes['worktrack.delivery.attempt'])) : undefined;
+        return found.length >= 2
+          ? found.sort((a, b) => Number(a.attributes['worktrack.delivery.attempt']) - Number(b.attributes['worktrack.delivery.attempt']))
+          : undefined;
       });
       const trace = otlp.spans.filter((span) => span.traceId === traceId);
       const byService = (service: string) => trace.filter((span) => span.service === service);
@@ -84,7 +88,9 @@ describe('with an OTLP endpoint set', () => {
       // The API continued the caller's span, and wrote to Postgres and Redis within the trace.
       const server = byService('worktrack-api').find((span) => span.parentSpanId === callerSpanId);
       expect(server?.attributes).toMatchObject({ 'http.request.method': 'POST' });
-      expect(byService('worktrack-api').some((span) => span.attributes['db.system.name'] === 'postgresql' || span.attributes['db.system'] === 'postgresql')).toBe(true);
+      expect(
+        byService('worktrack-api').some((span) => span.attributes['db.system.name'] === 'postgresql' || span.attributes['db.system'] === 'postgresql'),
+      ).toBe(true);
       expect(byService('worktrack-api').some((span) => span.attributes['db.system.name'] === 'redis' || span.attributes['db.system'] === 'redis')).toBe(true);
 
       // The worker's fan-out and attempts are spans of the same trace.
@@ -109,8 +115,8 @@ describe('with an OTLP endpoint set', () => {
       expect(attempt2.links).toEqual([expect.objectContaining({ traceId, spanId: attempt1.spanId })]);
 
       // The worker's log line of each attempt carries its trace and span.
-      const attemptLines = services
-        .worker.output()
+      const attemptLines = services.worker
+        .output()
         .split('\n')
         .filter((line) => line.includes('"delivery attempt"'))
         .map((line) => JSON.parse(line) as Record<string, unknown>);
@@ -139,7 +145,10 @@ describe('with no OTEL_* setting', () => {
       await createTracedTask(services.base, org, receiver, `00-${traceId}-${hex(8)}-01`);
       const [request] = await receiver.waitForCount(1);
       expect(request!.headers.traceparent).toBeUndefined();
-      const event = await h.db.outboxEvent.findFirstOrThrow({ where: { organizationId: org.organization.id, type: 'task.created' }, orderBy: { createdAt: 'desc' } });
+      const event = await h.db.outboxEvent.findFirstOrThrow({
+        where: { organizationId: org.organization.id, type: 'task.created' },
+        orderBy: { createdAt: 'desc' },
+      });
       expect(event.traceparent).toBeNull();
       const attempt = await waitFor(() => h.db.deliveryAttempt.findFirst({ where: { deliveryId: request!.json.deliveryId } }).then((row) => row ?? undefined));
       expect(attempt.traceparent).toBeNull();

@@ -20,13 +20,15 @@ export interface ReceivedSpan {
 interface ExportRequest {
   resourceSpans: {
     resource: { attributes: KeyValue[] };
-    scopeSpans: { spans: (Omit<ReceivedSpan, 'service' | 'attributes' | 'links'> & { attributes?: KeyValue[]; links?: { traceId: string; spanId: string }[] })[] }[];
+    scopeSpans: {
+      spans: (Omit<ReceivedSpan, 'service' | 'attributes' | 'links'> & { attributes?: KeyValue[]; links?: { traceId: string; spanId: string }[] })[];
+    }[];
   }[];
 }
 
-const valueOf = (value: AnyValue) =>
+const plainValue = (value: AnyValue) =>
   value.stringValue ?? (value.intValue !== undefined ? Number(value.intValue) : undefined) ?? value.boolValue ?? value.doubleValue ?? '';
-const flatten = (attributes: KeyValue[] = []) => Object.fromEntries(attributes.map(({ key, value }) => [key, valueOf(value)]));
+const flatten = (attributes: KeyValue[] = []) => Object.fromEntries(attributes.map(({ key, value }) => [key, plainValue(value)]));
 
 /** A real OTLP/HTTP receiver (`OTEL_EXPORTER_OTLP_PROTOCOL=http/json`) on a loopback port, or the one given, keeping every span exported to it. */
 export async function startOtlpReceiver({ port = 0, host = '127.0.0.1' } = {}) {

@@ -26,7 +26,8 @@ export function startSdk(serviceName: string): NodeSDK {
   const sdk = new NodeSDK({
     serviceName: process.env.OTEL_SERVICE_NAME || serviceName,
     instrumentations: [
-      new HttpInstrumentation({ ignoreIncomingRequestHook: (req) => UNTRACED_PATHS.has((req.url ?? '').split('?')[0]!) }),
+      // Outgoing calls outside any span (the object store's probes) would each be a trace of their own.
+      new HttpInstrumentation({ ignoreIncomingRequestHook: (req) => UNTRACED_PATHS.has((req.url ?? '').split('?')[0]!), requireParentforOutgoingSpans: true }),
       new ExpressInstrumentation(),
       new PgInstrumentation({ requireParentSpan: true }),
       new IORedisInstrumentation({ requireParentSpan: true }),
