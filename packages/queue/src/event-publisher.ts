@@ -29,7 +29,7 @@ export class EventPublisher {
   publish(organizationId: string, eventIds: string[]): void {
     if (eventIds.length === 0) return;
     const traceparent = currentTraceparent();
-    for (const id of eventIds) this.pending.push({ id, organizationId, traceparent });
+    for (const id of eventIds) this.pending.push({ id, organizationId, ...(traceparent && { traceparent }) });
     if (this.pending.length >= this.options.maxBatch) this.flush();
     else this.timer ??= setTimeout(() => this.flush(), this.options.delayMs);
   }
