@@ -20,6 +20,10 @@ await build({
     { in: 'services/api/src/cli.ts', out: 'cli' },
   ],
   format: 'cjs',
+  // Some dependencies (the OpenTelemetry SDK's) come as ES modules that read import.meta.url, which a
+  // CommonJS bundle has not: it is the bundle's own file's URL.
+  define: { 'import.meta.url': '__bundleUrl' },
+  banner: { js: "const __bundleUrl = require('node:url').pathToFileURL(__filename).href;" },
 });
 await build({
   ...common,

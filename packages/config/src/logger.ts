@@ -1,5 +1,6 @@
 import pino from 'pino';
 import pretty from 'pino-pretty';
+import { traceFields, tracingEnabled } from '@worktrack/telemetry';
 
 export type Logger = pino.Logger;
 export type LogFormat = 'json' | 'pretty';
@@ -22,9 +23,16 @@ const REDACTED = [
  * JSON lines on stdout (or `destination`); `pretty` for people reading a terminal. Stdout is written
  * asynchronously: lines logged while a write is under way go out together in the next one, instead
  * of a system call each (the worker logs every delivery attempt); pino flushes what is left at exit.
+ * When the process traces, each line carries the active span's `traceId` and `spanId`.
  */
 export function createLogger(level: string, name: string, format: LogFormat = 'json', destination?: pino.DestinationStream): Logger {
-  const options: pino.LoggerOptions = { level, name, base: { service: name }, redact: { paths: REDACTED, censor: '[redacted]' } };
+  const options: pino.LoggerOptions = {
+    level,
+    name,
+    base: { service: name },
+    redact: { paths: REDACTED, censor: '[redacted]' },
+    ...(tracingEnabled() && { mixin: traceFields }),
+  };
   if (format === 'pretty')
     return pino(options, pretty({ colorize: destination === undefined && process.stdout.isTTY, sync: true, ...(destination && { destination }) }));
   return pino(options, destination ?? pino.destination({ dest: 1, sync: false }));

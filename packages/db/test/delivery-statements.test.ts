@@ -629,6 +629,7 @@ describe('recordAttempts', () => {
         deliveryId: again.id,
         webhookId: kept.id,
         attempt: 2,
+        traceparent: '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01',
         responseStatus: 500,
         error: 'http_status',
         status: 'pending',
@@ -666,9 +667,16 @@ describe('recordAttempts', () => {
         error: 'http_status',
         responseBody: 'ok',
         responseHeaders: { 'content-type': 'text/plain' },
+        traceparent: '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01',
       },
     ]);
-    expect(byId.get(last.id)!.attempts[0]).toMatchObject({ responseStatus: null, error: 'timeout', responseBody: null, responseHeaders: null });
+    expect(byId.get(last.id)!.attempts[0]).toMatchObject({
+      responseStatus: null,
+      error: 'timeout',
+      responseBody: null,
+      responseHeaders: null,
+      traceparent: null,
+    });
     expect(await database.db.webhook.findUniqueOrThrow({ where: { id: dropped.id } })).toMatchObject({
       status: 'disabled',
       disabledReason: 'delivery_failures',

@@ -31,6 +31,8 @@ export const MAX_EVENTS_PER_JOB = 100;
 export interface DispatchEventPayload {
   /** Events published together; the job fans them out together. */
   eventIds: string[];
+  /** The trace context (W3C traceparent) of each traced event, by id, which its fan-out continues (docs/decisions.md#traces). */
+  traceparents?: Record<string, string>;
 }
 
 /**
@@ -48,7 +50,10 @@ export const jobs = {
   dispatchEvent: {
     queue: QUEUE_NAMES.events,
     name: 'dispatch-event',
-    schema: Joi.object<DispatchEventPayload, true>({ eventIds: Joi.array().items(Joi.string()).min(1).max(MAX_EVENTS_PER_JOB).required() }),
+    schema: Joi.object<DispatchEventPayload, true>({
+      eventIds: Joi.array().items(Joi.string()).min(1).max(MAX_EVENTS_PER_JOB).required(),
+      traceparents: Joi.object().pattern(Joi.string(), Joi.string()),
+    }),
     options: { ...retention, attempts: 10, backoff: { type: 'exponential', delay: 1_000 } } satisfies JobsOptions,
     jobId: (p: DispatchEventPayload) => p.eventIds[0]!,
   },

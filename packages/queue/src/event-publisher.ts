@@ -1,3 +1,4 @@
+import { currentTraceparent } from '@worktrack/telemetry';
 import type { PublishedEvent } from './job-scheduler';
 
 export interface EventPublisherOptions {
@@ -24,10 +25,11 @@ export class EventPublisher {
     private readonly options: EventPublisherOptions,
   ) {}
 
-  /** An organization's committed events (their organization picks their queue shard). */
+  /** An organization's committed events (their organization picks their queue shard), with the trace context they were written in. */
   publish(organizationId: string, eventIds: string[]): void {
     if (eventIds.length === 0) return;
-    for (const id of eventIds) this.pending.push({ id, organizationId });
+    const traceparent = currentTraceparent();
+    for (const id of eventIds) this.pending.push({ id, organizationId, ...(traceparent && { traceparent }) });
     if (this.pending.length >= this.options.maxBatch) this.flush();
     else this.timer ??= setTimeout(() => this.flush(), this.options.delayMs);
   }

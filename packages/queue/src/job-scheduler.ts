@@ -3,10 +3,19 @@ import { jobs, MAX_EVENTS_PER_JOB, validatePayload, type DispatchEventPayload } 
 import type { RedisClient } from './connection';
 import { shardOf, type QueueLayout } from './queue-layout';
 
-/** A committed event, with the organization whose events queue shard it goes to. */
+/** A committed event, with the organization whose events queue shard it goes to and the trace context it was written in. */
 export interface PublishedEvent {
   id: string;
   organizationId: string;
+  traceparent?: string | null;
+}
+
+/** A dispatch job's payload: the events' ids, and the trace contexts of those that have one. */
+function dispatchPayload(events: PublishedEvent[]): DispatchEventPayload {
+  const traced = events.filter((event) => event.traceparent);
+  const payload: DispatchEventPayload = { eventIds: events.map((event) => event.id) };
+  if (traced.length > 0) payload.traceparents = Object.fromEntries(traced.map((event) => [event.id, event.traceparent!]));
+  return payload;
 }
 
 /**
@@ -46,7 +55,7 @@ export class JobScheduler {
       [...byShard].map(([queue, shardEvents]) => {
         const batches = [];
         for (let i = 0; i < shardEvents.length; i += MAX_EVENTS_PER_JOB)
-          batches.push(this.dispatchJob({ eventIds: shardEvents.slice(i, i + MAX_EVENTS_PER_JOB).map((event) => event.id) }));
+          batches.push(this.dispatchJob(dispatchPayload(shardEvents.slice(i, i + MAX_EVENTS_PER_JOB))));
         return queue.addBulk(batches);
       }),
     );
@@ -59,7 +68,7 @@ export class JobScheduler {
 
   async ensureEventDispatched(event: PublishedEvent): Promise<void> {
     const queue = this.eventsQueueOf(event.organizationId);
-    const job = this.dispatchJob({ eventIds: [event.id] });
+    const job = this.dispatchJob(dispatchPayload([event]));
     await replaceFinished(queue, job.opts.jobId);
     await queue.add(job.name, job.data, job.opts);
   }

@@ -1,9 +1,10 @@
+import './tracing';
 import { createLogger, DERIVED_SECRETS_KEY_WARNING, exitOnStartupError, loadApiConfig, loadDotEnv, onShutdown } from '@worktrack/config';
 import { checkDatabase } from '@worktrack/db';
+import { stopTracing } from '@worktrack/telemetry';
 import { startApi } from './compose';
 
 async function main(): Promise<void> {
-  loadDotEnv();
   const config = loadApiConfig();
   const logger = createLogger(config.logLevel, 'api', config.logFormat);
   if (config.cursorSecretEphemeral)
@@ -14,7 +15,7 @@ async function main(): Promise<void> {
     await checkDatabase(config.databaseUrl);
     const api = await startApi(config, logger);
     logger.info({ url: api.url }, 'api listening');
-    onShutdown(logger, api.close);
+    onShutdown(logger, () => api.close().then(stopTracing));
   } catch (err) {
     exitOnStartupError(err, { databaseUrl: config.databaseUrl, portSetting: 'PORT (or HOST)' });
   }

@@ -1,9 +1,10 @@
+import './tracing';
 import { createLogger, DERIVED_SECRETS_KEY_WARNING, exitOnStartupError, loadDotEnv, loadWorkerConfig, onShutdown } from '@worktrack/config';
 import { checkDatabase } from '@worktrack/db';
+import { stopTracing } from '@worktrack/telemetry';
 import { startWorker } from './compose';
 
 async function main(): Promise<void> {
-  loadDotEnv();
   const config = loadWorkerConfig();
   const logger = createLogger(config.logLevel, 'worker', config.logFormat);
   if (config.secretsKeyDerived) logger.warn(DERIVED_SECRETS_KEY_WARNING);
@@ -11,7 +12,7 @@ async function main(): Promise<void> {
     await checkDatabase(config.databaseUrl);
     const worker = await startWorker(config, logger);
     logger.info({ concurrency: config.concurrency, health: worker.healthUrl }, 'worker started');
-    onShutdown(logger, worker.close);
+    onShutdown(logger, () => worker.close().then(stopTracing));
   } catch (err) {
     exitOnStartupError(err, { databaseUrl: config.databaseUrl, portSetting: 'WORKER_HEALTH_PORT (or WORKER_HEALTH_HOST)' });
   }

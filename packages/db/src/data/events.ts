@@ -1,3 +1,4 @@
+import { currentTraceparent } from '@worktrack/telemetry';
 import type { Prisma } from '../generated/prisma/client';
 import { newId } from '../ids';
 import type { TenantConn } from './connection';
@@ -18,15 +19,18 @@ export function events({ conn, scope }: TenantConn) {
      * Writes events to the outbox inside the caller's transaction, so they commit or roll back
      * with the change that caused them. Returns the ids of those a subscription awaits, to publish
      * after commit (the others are written dispatched: migration 20261122184500_unsubscribed_events).
+     * Each row keeps the trace context of the change, which its fan-out and attempts continue.
      */
     record: async (toRecord: EventToRecord[]): Promise<string[]> => {
       if (toRecord.length === 0) return [];
+      const traceparent = currentTraceparent();
       const rows = toRecord.map((event) => ({
         id: newId('event'),
         ...scope,
         type: event.type,
         data: event.data as Prisma.InputJsonObject,
         projectId: event.projectId,
+        traceparent,
       }));
       const written = await conn.outboxEvent.createManyAndReturn({ data: rows, select: { id: true, dispatchedAt: true } });
       return written.filter((event) => event.dispatchedAt === null).map((event) => event.id);

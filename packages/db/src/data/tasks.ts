@@ -1,3 +1,4 @@
+import { currentTraceparent } from '@worktrack/telemetry';
 import { Prisma, type Task } from '../generated/prisma/client';
 import type { Mode, Priority, TaskStatus } from '../generated/prisma/enums';
 import { queryOnPool, type SqlPool } from '../client';
@@ -119,8 +120,8 @@ const INSERT_TASK_WITH_EVENT = {
       FROM project, assignee WHERE NOT project.archived AND assignee.member
       RETURNING id
     ), event AS (
-      INSERT INTO "OutboxEvent" (id, "organizationId", mode, type, data, "projectId", "createdAt")
-      SELECT $15, $1, $2::"Mode", $16, $17::jsonb, $3, $13::timestamptz
+      INSERT INTO "OutboxEvent" (id, "organizationId", mode, type, data, "projectId", "createdAt", traceparent)
+      SELECT $15, $1, $2::"Mode", $16, $17::jsonb, $3, $13::timestamptz, $18
       FROM task
       RETURNING "dispatchedAt" IS NULL AS awaited
     )
@@ -158,6 +159,7 @@ export async function insertTaskWithEvent(pool: SqlPool, task: Task, event: Outb
       event.id,
       event.type,
       JSON.stringify(event.data),
+      currentTraceparent(),
     ],
   });
   const { archived, member, awaited } = rows[0]!;

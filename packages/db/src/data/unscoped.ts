@@ -46,7 +46,7 @@ function crossTenant(conn: Conn) {
       conn.outboxEvent.findMany({
         where: { dispatchedAt: null, createdAt: { lt: before } },
         orderBy: { createdAt: 'asc' },
-        select: { id: true, organizationId: true, createdAt: true },
+        select: { id: true, organizationId: true, createdAt: true, traceparent: true },
         take,
       }),
     /**

@@ -100,6 +100,8 @@ export interface AttemptRecord {
   disableWebhook: boolean;
   /** The receiver asked for a pause (429 or 503 with Retry-After): the subscription's attempts wait until then. */
   pauseWebhookUntil: Date | null;
+  /** The attempt's span, which the next attempt links to; none when not traced. */
+  traceparent?: string | null;
 }
 
 // A record releases its delivery's lease and takes it off its subscription's `inFlight`; a delivery it
@@ -114,10 +116,10 @@ const RECORD = {
       SELECT * FROM jsonb_to_recordset($1::jsonb) AS o(
         "attemptId" text, "deliveryId" text, "webhookId" text, attempt int, "attemptedAt" timestamptz, "responseStatus" int,
         "responseTimeMs" int, error text, "responseBody" text, "responseHeaders" jsonb, status "DeliveryStatus",
-        "nextAttemptAt" timestamptz, "disableWebhook" boolean, "pauseWebhookUntil" timestamptz)
+        "nextAttemptAt" timestamptz, "disableWebhook" boolean, "pauseWebhookUntil" timestamptz, traceparent text)
     ), attempt AS (
-      INSERT INTO "DeliveryAttempt" (id, "deliveryId", "attemptNumber", "attemptedAt", "responseStatus", "responseTimeMs", error, "responseBody", "responseHeaders")
-      SELECT "attemptId", "deliveryId", attempt, "attemptedAt", "responseStatus", "responseTimeMs", error, "responseBody", "responseHeaders" FROM o
+      INSERT INTO "DeliveryAttempt" (id, "deliveryId", "attemptNumber", "attemptedAt", "responseStatus", "responseTimeMs", error, "responseBody", "responseHeaders", traceparent)
+      SELECT "attemptId", "deliveryId", attempt, "attemptedAt", "responseStatus", "responseTimeMs", error, "responseBody", "responseHeaders", traceparent FROM o
     ), delivery AS (
       UPDATE "Delivery" d
       SET "attemptCount" = o.attempt, "lastAttemptAt" = o."attemptedAt", "lockedUntil" = NULL, status = o.status,

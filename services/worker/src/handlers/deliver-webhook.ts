@@ -1,4 +1,5 @@
 import { newId, recordAttempts, webhookHeadersContext, webhookSecretContext, type AttemptRecord, type ClaimedDelivery } from '@worktrack/db';
+import { currentTraceparent, setSpanAttributes } from '@worktrack/telemetry';
 import { buildDeliveryHeaders, type DeliveryResult } from '@worktrack/webhooks';
 import type { DeliveryPolicy, WorkerDeps } from '../deps';
 import { GroupCommit } from '../group-commit';
@@ -24,7 +25,8 @@ export type MakeAttempt = (delivery: ClaimedDelivery) => Promise<void>;
  * Retry-After pauses the subscription). The records of concurrent attempts are written a batch per
  * statement (group commit), and an attempt ends only once its record has committed: a crash between
  * a POST and its record leaves the claim to lapse and the attempt to be made again, a repeat, never
- * a loss. A retry is also a delayed job, which wakes a worker when it is due.
+ * a loss. A retry is also a delayed job, which wakes a worker when it is due. When the attempt is
+ * traced, its request carries the attempt span's `traceparent`, which its record keeps.
  */
 export function deliveryHandler(deps: WorkerDeps, policy: DeliveryPolicy): MakeAttempt {
   const { jobs, deliverer } = deps;
@@ -36,6 +38,7 @@ export function deliveryHandler(deps: WorkerDeps, policy: DeliveryPolicy): MakeA
   return async (delivery) => {
     const attempt = delivery.attemptCount + 1;
     const attemptedAt = new Date();
+    const traceparent = currentTraceparent();
     const rotationActive = delivery.previousSecretExpiresAt !== null && delivery.previousSecretExpiresAt > attemptedAt;
     // Secrets are sealed at rest (docs/decisions.md#http-behaviour-and-secrets-at-rest): opened here, for this signature only.
     const open = (sealed: string) => deps.secrets.open(sealed, webhookSecretContext(delivery.webhookId));
@@ -54,6 +57,7 @@ export function deliveryHandler(deps: WorkerDeps, policy: DeliveryPolicy): MakeA
         body: delivery.body,
         now: attemptedAt,
       }),
+      ...(traceparent && { traceparent }),
     };
     const result = await deliverer.deliver({ url: delivery.url, body: delivery.body, headers });
 
@@ -81,8 +85,14 @@ export function deliveryHandler(deps: WorkerDeps, policy: DeliveryPolicy): MakeA
       nextAttemptAt: decision.kind === 'retry' ? new Date(Date.now() + decision.delayMs) : null,
       disableWebhook,
       pauseWebhookUntil: backOffMs === null ? null : new Date(Date.now() + Math.min(backOffMs, MAX_PAUSE_MS)),
+      traceparent,
     });
     const outcome = OUTCOME_OF[decision.kind];
+    setSpanAttributes({
+      'worktrack.delivery.outcome': outcome,
+      ...(result.status !== null && { 'http.response.status_code': result.status }),
+      ...(!result.ok && { 'error.type': result.error }),
+    });
     deps.metrics.observe(outcome, result.responseTimeMs, delivery.eventCreatedAt);
     deps.logger.info(
       {

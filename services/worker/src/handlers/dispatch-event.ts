@@ -10,6 +10,7 @@ import {
 } from '@worktrack/db';
 import { buildDeliveryBody } from '@worktrack/events';
 import type { DispatchEventPayload } from '@worktrack/queue';
+import { setSpanAttributes, SpanKind, traced } from '@worktrack/telemetry';
 import type { WorkerDeps } from '../deps';
 import { GroupCommit } from '../group-commit';
 
@@ -35,6 +36,7 @@ async function eventsToFanOut(sql: SqlPool, eventIds: string[]): Promise<EventTo
  * commit). Marking an event dispatched and inserting its deliveries is one statement, and only the
  * dispatcher that marks it inserts, so an event never fans out twice; a job run again after its worker
  * died finds its events dispatched and does nothing, their deliveries already waiting in Postgres.
+ * Each event's fan-out is a span of the trace of the change that wrote it (docs/decisions.md#traces).
  * Resolves with the number of deliveries the job inserted.
  */
 export function dispatchHandler(deps: Pick<WorkerDeps, 'sql'>, onFannedOut: () => void): DispatchEvent {
@@ -68,8 +70,15 @@ export function dispatchHandler(deps: Pick<WorkerDeps, 'sql'>, onFannedOut: () =
     });
   });
 
-  return async ({ eventIds }) => {
-    const counts = await Promise.all(eventIds.map((eventId) => fanOuts.submit(eventId)));
+  const fanOut = (eventId: string, traceparent: string | null) =>
+    traced('webhook fan-out', { kind: SpanKind.CONSUMER, parent: traceparent, attributes: { 'worktrack.event.id': eventId } }, async () => {
+      const count = await fanOuts.submit(eventId);
+      setSpanAttributes({ 'worktrack.fan_out.deliveries': count });
+      return count;
+    });
+
+  return async ({ eventIds, traceparents }) => {
+    const counts = await Promise.all(eventIds.map((eventId) => fanOut(eventId, traceparents?.[eventId] ?? null)));
     return counts.reduce((sum, count) => sum + count, 0);
   };
 }
