@@ -23,7 +23,7 @@ export { undispatchedEvents, type EventToDispatch } from './statements/outbox-ev
 export { fanOutEvents, type DeliveryRow } from './statements/delivery-rows';
 export { insertTaskWithEvent } from './data/tasks';
 export { idBoundaryAt, newId, ID_PREFIXES, type IdKind } from './ids';
-export type { Scope } from './scope';
+export type { ActingScope, Scope } from './scope';
 export { Prisma } from './generated/prisma/client';
 export type {
   Organization,

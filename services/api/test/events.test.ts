@@ -2,7 +2,7 @@ import Ajv2020 from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
 import { newId } from '@worktrack/db';
 import { EVENT_TYPES } from '@worktrack/events';
-import { addMember, as, client, createHarness, createOrg, expectError, type Harness, type TestOrg } from '@test-support/api-harness';
+import { addMember, as, client, createHarness, createOrg, expectError, keyWith, type Harness, type TestOrg } from '@test-support/api-harness';
 import { itEnforcesAccess, type SecuredRoute } from '@test-support/access-checks';
 
 const DAY_MS = 24 * 3600 * 1000;
@@ -40,8 +40,8 @@ describe('access', () => {
     eventId = (await insertEvent(org)).id;
   });
   const routes = (): SecuredRoute[] => [
-    { method: 'get', path: '/v1/events', permission: 'webhooks:read' },
-    { method: 'get', path: `/v1/events/${eventId}`, permission: 'webhooks:read' },
+    { method: 'get', path: '/v1/events', permission: 'events:read' },
+    { method: 'get', path: `/v1/events/${eventId}`, permission: 'events:read' },
   ];
   describe.each([
     ['GET /events', 0],
@@ -54,9 +54,13 @@ describe('access', () => {
     );
   });
 
-  it('refuses a member-role key, whose role lacks webhooks:read', async () => {
-    const member = await addMember(h.db, org, { role: 'member' });
-    expectError(await as(h.app, member.key).get('/v1/events'), 403, 'forbidden');
+  it('lets every role read events, and a key holding webhooks:read, made before events:read, too', async () => {
+    for (const role of ['member', 'guest'] as const) {
+      const member = await addMember(h.db, org, { role, permissions: ['events:read'] });
+      expect((await as(h.app, member.key).get('/v1/events')).status).toBe(200);
+    }
+    expect((await as(h.app, await keyWith(h.db, org, ['webhooks:read'])).get('/v1/events')).status).toBe(200);
+    expectError(await as(h.app, await keyWith(h.db, org, ['tasks:read'])).get('/v1/events'), 403, 'forbidden');
   });
 });
 
@@ -77,12 +81,12 @@ describe('GET /v1/events', () => {
     await insertEvent(owner, { mode: 'test' });
   });
 
-  it('lists the events of the last 30 days newest first, as {id, type, createdAt, data}', async () => {
+  it('lists the events of the last 30 days newest first, as {id, type, createdAt, actor, data}', async () => {
     const res = await as(h.app, owner.liveKey).get('/v1/events');
     expect(res.status).toBe(200);
     expect(ids(res)).toEqual([...live].reverse());
     expect(res.body.pagination).toEqual({ total: 3, limit: 50, offset: 0, hasMore: false, nextCursor: null });
-    expect(res.body.data[2]).toEqual({ id: live[0], type: 'task.created', createdAt: expect.any(String), data: { id: 'tsk_x', title: 'X' } });
+    expect(res.body.data[2]).toEqual({ id: live[0], type: 'task.created', createdAt: expect.any(String), actor: { type: 'system' }, data: { id: 'tsk_x', title: 'X' } });
   });
 
   it('filters by type and createdSince, and pages', async () => {
@@ -121,7 +125,7 @@ describe('GET /v1/events/{eventId}', () => {
     const event = await insertEvent(org, { type: 'comment.created', data: { id: 'cmt_1', content: 'hi' } });
     const res = await as(h.app, org.liveKey).get(`/v1/events/${event.id}`);
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ id: event.id, type: 'comment.created', createdAt: event.createdAt.toISOString(), data: { id: 'cmt_1', content: 'hi' } });
+    expect(res.body).toEqual({ id: event.id, type: 'comment.created', createdAt: event.createdAt.toISOString(), actor: { type: 'system' }, data: { id: 'cmt_1', content: 'hi' } });
   });
 
   it('answers 404 naming eventId for an unknown event and one older than 30 days', async () => {

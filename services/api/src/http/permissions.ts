@@ -13,6 +13,7 @@ export const PERMISSIONS = [
   'files:write',
   'webhooks:read',
   'webhooks:write',
+  'events:read',
   'api_keys:write',
 ] as const;
 
@@ -40,6 +41,8 @@ export function roleExceeds(role: Role, permissions: ReadonlySet<Permission>): b
 
 /** A key may do what its permissions grant and its user's role allows; test keys never manage members or keys. */
 export function effectivePermissions(keyPermissions: readonly string[], role: Role, mode: Mode): Set<Permission> {
-  const granted = keyPermissions.includes('*') ? PERMISSIONS : PERMISSIONS.filter((p) => keyPermissions.includes(p));
+  // A key made before events:read existed, holding webhooks:read, keeps reading events.
+  const held = keyPermissions.includes('webhooks:read') ? [...keyPermissions, 'events:read'] : keyPermissions;
+  const granted = held.includes('*') ? PERMISSIONS : PERMISSIONS.filter((p) => held.includes(p));
   return new Set(granted.filter((p) => ROLE_PERMISSIONS[role].has(p) && (mode === 'live' || !LIVE_ONLY.has(p))));
 }

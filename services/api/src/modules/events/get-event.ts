@@ -11,7 +11,7 @@ export const getEvent = defineRoute({
   summary: 'Get an event',
   description: 'Events older than 30 days are not found.',
   tag: 'Events',
-  permission: 'webhooks:read',
+  permission: 'events:read',
   params: eventParams,
   status: 200,
   response: eventRecordSchema,

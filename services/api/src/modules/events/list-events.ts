@@ -12,7 +12,7 @@ export const listEvents = defineRoute({
   summary: 'List events',
   description: 'Newest first; events are kept 30 days. Filters combine.',
   tag: 'Events',
-  permission: 'webhooks:read',
+  permission: 'events:read',
   query: listEventsQuery,
   status: 200,
   response: pageOf(eventRecordSchema),
