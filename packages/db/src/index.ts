@@ -36,6 +36,7 @@ export type {
   File,
   Invitation,
   OutboxEvent,
+  TaskActivity,
   Webhook,
   Delivery,
   DeliveryAttempt,

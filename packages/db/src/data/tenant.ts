@@ -1,6 +1,7 @@
 import type { Database } from '../client';
 import { SYSTEM_ACTOR, type Actor } from '@worktrack/events';
 import type { ActingScope, Scope } from '../scope';
+import { taskActivity } from './activity';
 import { comments } from './comments';
 import type { Conn, TenantConn } from './connection';
 import type { EventToRecord } from './events';
@@ -15,6 +16,7 @@ import { dashboardLinks, insertSession, type NewSession } from './sign-in';
 
 const TABLES = {
   tasks,
+  taskActivity,
   projects,
   comments,
   files,
