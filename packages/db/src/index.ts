@@ -8,6 +8,7 @@ export { PROJECT_SORT_KEYS, type ProjectSortField } from './data/projects';
 export type { DeliveryLogFilters, MissedEvent } from './data/deliveries';
 export type { DisabledWebhook } from './data/webhooks';
 export type { EventToRecord } from './data/events';
+export type { FeedEvent, FeedFilter, FeedPosition } from './data/feed';
 export type { InvitationPreview, KeyRow, NewApiKey as ApiKeyRow, SessionRow } from './data/sign-in';
 export {
   claimDueDeliveries,

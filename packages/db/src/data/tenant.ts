@@ -7,6 +7,7 @@ import type { Conn, TenantConn } from './connection';
 import type { EventToRecord } from './events';
 import { deliveries } from './deliveries';
 import { events } from './events';
+import { feed } from './feed';
 import { files } from './files';
 import { apiKeys, invitations, members } from './members';
 import { projects } from './projects';
@@ -21,6 +22,7 @@ const TABLES = {
   comments,
   files,
   events,
+  feed,
   webhooks,
   deliveries,
   members,
