@@ -52,3 +52,20 @@ $$;
 
 CREATE TRIGGER "OutboxEvent_task_activity" AFTER INSERT ON "OutboxEvent"
   REFERENCING NEW TABLE AS new_events FOR EACH STATEMENT EXECUTE FUNCTION "OutboxEvent_task_activity"();
+
+-- The feed's horizon (ARCHITECTURE.md#the-event-feed): every transaction id below it had ended when the
+-- calling statement took its snapshot, so the events it sees below it are all it will ever see there.
+-- That is the snapshot's xmin, except that transactions of the server's other databases, which cannot
+-- write this database's outbox, are passed over, so a long one there (a DROP DATABASE, another
+-- service's batch) does not hold the feed back. A running transaction whose database is not known
+-- for certain (it ended meanwhile, or its row is not readable) counts as this database's. STABLE, so
+-- it reads the caller's snapshot.
+CREATE FUNCTION "OutboxEvent_feed_horizon"() RETURNS bigint LANGUAGE sql STABLE AS $$
+  SELECT coalesce(
+    (SELECT min(running::text::bigint)
+     FROM pg_snapshot_xip(pg_current_snapshot()) AS running
+     WHERE NOT EXISTS (
+       SELECT 1 FROM pg_stat_activity a
+       WHERE a.backend_xid = xid(running) AND a.datname IS DISTINCT FROM current_database())),
+    pg_snapshot_xmax(pg_current_snapshot())::text::bigint)
+$$;

@@ -8,6 +8,7 @@ import type { ObjectStore } from '@worktrack/storage';
 import type { ResolvedKey } from './http/auth';
 import type { KeyCache } from './http/key-cache';
 import type { KeyRevocations } from './http/key-revocations';
+import type { EventStreams } from './modules/events/stream/event-streams';
 
 /** Everything the API's routes need, built once by main.ts (or by the test harness). */
 export interface AppDeps {
@@ -26,6 +27,8 @@ export interface AppDeps {
   keyCache: KeyCache<ResolvedKey>;
   /** Makes every replica forget an organization's cached keys after a revocation or membership change. */
   keyRevocations: KeyRevocations;
+  /** This process's open event streams (GET /v1/events/stream). */
+  streams: EventStreams;
   logger: Logger;
   /** Sign-in links and invitations (SMTP, or files in MAIL_DIR). */
   mailer: Mailer;

@@ -31,9 +31,10 @@ export interface FeedFilter {
   projectIds?: string[];
 }
 
-// Events whose transaction ended: those of transactions older than the oldest still running. The
-// snapshot that computes that bound is the statement's own, the one that decides what rows it sees.
-const ENDED = Prisma.sql`txid < pg_snapshot_xmin(pg_current_snapshot())::text::bigint`;
+// Events whose transaction ended: those of transactions older than the oldest of this database still
+// running (migration 20261127040000_history_and_feed). The snapshot that computes that bound is the
+// statement's own, the one that decides what rows it sees.
+const ENDED = Prisma.sql`txid < "OutboxEvent_feed_horizon"()`;
 const COLUMNS = Prisma.sql`id, txid::text AS txid, "organizationId", mode::text AS mode, type, data, actor, "projectId", "createdAt"`;
 
 const beyond = (after: FeedPosition | null) => (after ? Prisma.sql`(txid, id) > (${after.txid}::bigint, ${after.id})` : Prisma.sql`TRUE`);
@@ -64,4 +65,4 @@ export const tailSql = (after: FeedPosition, limit: number) =>
   Prisma.sql`SELECT ${COLUMNS} FROM "OutboxEvent" WHERE ${beyond(after)} AND ${ENDED} ORDER BY txid, id LIMIT ${limit}`;
 
 /** The position before every event not yet ended: where a tail that starts now begins. */
-export const tailStartSql = Prisma.sql`SELECT pg_snapshot_xmin(pg_current_snapshot())::text AS txid, '' AS id`;
+export const tailStartSql = Prisma.sql`SELECT "OutboxEvent_feed_horizon"()::text AS txid, '' AS id`;

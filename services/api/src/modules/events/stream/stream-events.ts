@@ -1,0 +1,54 @@
+import type { RequestHandler } from 'express';
+import Joi from 'joi';
+import { EVENT_TYPES } from '@worktrack/events';
+import type { AppDeps } from '../../../deps';
+import { bearerKey, hashApiKey, requireTenant } from '../../../http/auth';
+import { matchedRoute } from '../../../http/observability';
+import { assertPermission } from '../../../http/route';
+import { validate } from '../../../http/validation';
+import { openFeedCursor } from '../feed-cursor';
+
+/** The stream's path under /v1: an Express handler of its own, since its answer never ends as JSON. */
+export const STREAM_PATH = '/events/stream';
+
+interface StreamQuery {
+  after?: string;
+  types?: string[];
+  projectIds?: string[];
+}
+
+/** A comma-separated list, given as `a,b`. */
+const commaList = (item: Joi.StringSchema) => Joi.array().items(item).min(1).max(100).single();
+
+export const streamQuery = Joi.object<StreamQuery, true>({
+  after: Joi.string().max(4096).description('A feed cursor, as `Last-Event-ID` (which wins when both are sent)'),
+  types: commaList(Joi.string().valid(...EVENT_TYPES)).description('Only these event types (comma-separated)'),
+  projectIds: commaList(Joi.string().max(100)).description('Only events of these projects (comma-separated); events of no project are left out'),
+});
+
+const splitLists = (query: Record<string, unknown>) =>
+  Object.fromEntries(Object.entries(query).map(([name, value]) => [name, name !== 'after' && typeof value === 'string' ? value.split(',') : value]));
+
+/**
+ * GET /v1/events/stream (docs/decisions.md#history-actors-and-live-events): the tenant's events as
+ * Server-Sent Events, from a cursor (`Last-Event-ID` or `after`) or from now on.
+ */
+export function streamEvents(deps: AppDeps): RequestHandler {
+  return async (req, res) => {
+    matchedRoute(req, STREAM_PATH);
+    const tenant = requireTenant(req);
+    assertPermission(tenant, 'events:read');
+    const query = validate(streamQuery, splitLists(req.query as Record<string, unknown>));
+    const lastEventId = req.get('last-event-id');
+    const cursor = lastEventId ?? query.after;
+    const after = cursor ? openFeedCursor(deps.config.cursorSecret, tenant, cursor, lastEventId ? 'Last-Event-ID' : 'after') : null;
+    await deps.streams.serve({
+      tenant,
+      keyHash: hashApiKey(bearerKey(req)),
+      filter: { types: query.types, projectIds: query.projectIds },
+      after,
+      req,
+      res,
+    });
+  };
+}
