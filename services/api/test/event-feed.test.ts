@@ -101,7 +101,14 @@ describe('GET /v1/events/feed', () => {
     const org = await createOrg(h.db);
     await h.pool.query(insertEvent(org));
     await h.db.outboxEvent.create({
-      data: { id: newId('event'), organizationId: org.organization.id, mode: 'live', type: 'task.created', data: {}, createdAt: new Date(Date.now() - 31 * DAY_MS) },
+      data: {
+        id: newId('event'),
+        organizationId: org.organization.id,
+        mode: 'live',
+        type: 'task.created',
+        data: {},
+        createdAt: new Date(Date.now() - 31 * DAY_MS),
+      },
     });
     for (let i = 0; i < 4; i++) await as(h.app, org.liveKey).post('/v1/projects', { name: `P${i}` });
     const ids: string[] = [];

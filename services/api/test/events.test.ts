@@ -86,7 +86,13 @@ describe('GET /v1/events', () => {
     expect(res.status).toBe(200);
     expect(ids(res)).toEqual([...live].reverse());
     expect(res.body.pagination).toEqual({ total: 3, limit: 50, offset: 0, hasMore: false, nextCursor: null });
-    expect(res.body.data[2]).toEqual({ id: live[0], type: 'task.created', createdAt: expect.any(String), actor: { type: 'system' }, data: { id: 'tsk_x', title: 'X' } });
+    expect(res.body.data[2]).toEqual({
+      id: live[0],
+      type: 'task.created',
+      createdAt: expect.any(String),
+      actor: { type: 'system' },
+      data: { id: 'tsk_x', title: 'X' },
+    });
   });
 
   it('filters by type and createdSince, and pages', async () => {
@@ -125,7 +131,13 @@ describe('GET /v1/events/{eventId}', () => {
     const event = await insertEvent(org, { type: 'comment.created', data: { id: 'cmt_1', content: 'hi' } });
     const res = await as(h.app, org.liveKey).get(`/v1/events/${event.id}`);
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ id: event.id, type: 'comment.created', createdAt: event.createdAt.toISOString(), actor: { type: 'system' }, data: { id: 'cmt_1', content: 'hi' } });
+    expect(res.body).toEqual({
+      id: event.id,
+      type: 'comment.created',
+      createdAt: event.createdAt.toISOString(),
+      actor: { type: 'system' },
+      data: { id: 'cmt_1', content: 'hi' },
+    });
   });
 
   it('answers 404 naming eventId for an unknown event and one older than 30 days', async () => {

@@ -91,7 +91,11 @@ export interface CommitHooks {
  * Binds the data layer to one tenant (an organization and its live or test dataset) and to who acts
  * in it (the service itself unless the scope names someone).
  */
-export function tenantData(database: Pick<Database, 'db' | 'pool'>, { organizationId, mode, actor = SYSTEM_ACTOR }: ActingScope, hooks: CommitHooks): TenantData {
+export function tenantData(
+  database: Pick<Database, 'db' | 'pool'>,
+  { organizationId, mode, actor = SYSTEM_ACTOR }: ActingScope,
+  hooks: CommitHooks,
+): TenantData {
   // The scope alone (a caller's tenant carries more), since the table modules spread it into statements.
   const scope = { organizationId, mode };
   const bind = (conn: Conn) => tables({ conn, pool: database.pool, scope, actor });

@@ -1,9 +1,9 @@
 import type { FeedPosition, Scope } from '@worktrack/db';
 import { retainedSince } from '@worktrack/events';
-import { cursorCodec } from '../../http/cursor';
+import { cursorCodec, type Position } from '../../http/cursor';
 import { ApiError, invalid } from '../../http/errors';
 
-/** A position in the feed and when its event was written (which tells whether the cursor outlived the retention). */
+/** A position in the feed (its event's, whose cursor is the one that follows it) and when its event was written (which tells whether the cursor outlived the retention). */
 interface CursorPosition extends FeedPosition {
   createdAt: Date;
 }
@@ -22,7 +22,7 @@ export function sealFeedCursor(secret: string, scope: Scope, position: CursorPos
  * 410 `cursor_expired` for one whose event is older than the retention (what followed it may be gone).
  */
 export function openFeedCursor(secret: string, scope: Scope, cursor: string, param: string): FeedPosition {
-  let position;
+  let position: Position;
   try {
     position = cursorCodec(secret).open(cursor, contextOf(scope));
   } catch {

@@ -1,5 +1,4 @@
 import Joi from 'joi';
-import type { FeedEvent, Scope } from '@worktrack/db';
 import { retainedSince } from '@worktrack/events';
 import { defineRoute } from '../../http/route';
 import { eventRecordSchema, toEventRecord, type EventRecord } from './event-record';
@@ -17,9 +16,6 @@ interface FeedPage {
   next: string | null;
 }
 
-/** The cursor that follows an event: what a reader passes back, and a stream's SSE `id`. */
-export const cursorAfter = (secret: string, scope: Scope, event: FeedEvent) => sealFeedCursor(secret, scope, event);
-
 /**
  * docs/decisions.md#history-actors-and-live-events: every event of the tenant exactly once, in the
  * order their transactions ended, to a client that passes back each page's `next`.
@@ -30,7 +26,7 @@ export const readFeed = defineRoute({
   path: '/events/feed',
   summary: 'Read the event feed',
   description:
-    "Every event of the organization and mode exactly once, oldest first: call it again and again with the last `next` and no event is skipped or repeated, also one whose change committed late. Without `after`, from the oldest event kept (30 days). An event appears once its transaction and every older one have ended, so a page can be empty while changes are being written. A cursor older than 30 days answers 410 `cursor_expired`.",
+    'Every event of the organization and mode exactly once, oldest first: call it again and again with the last `next` and no event is skipped or repeated, also one whose change committed late. Without `after`, from the oldest event kept (30 days). An event appears once its transaction and every older one have ended, so a page can be empty while changes are being written. A cursor older than 30 days answers 410 `cursor_expired`.',
   tag: 'Events',
   permission: 'events:read',
   query: Joi.object<FeedQuery, true>({
@@ -51,6 +47,6 @@ export const readFeed = defineRoute({
     const after = query.after === undefined ? null : openFeedCursor(secret, tenant, query.after, 'after');
     const events = await deps.data(tenant).feed.after(after, { limit: query.limit, since: retainedSince() });
     const last = events.at(-1);
-    return { data: events.map(toEventRecord), next: last ? cursorAfter(secret, tenant, last) : (query.after ?? null) };
+    return { data: events.map(toEventRecord), next: last ? sealFeedCursor(secret, tenant, last) : (query.after ?? null) };
   },
 });

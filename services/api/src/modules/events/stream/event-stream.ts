@@ -4,7 +4,7 @@ import { buildStreamMessage } from './stream-message';
 import type { TailReader } from './event-tail';
 
 /** Beyond this many bytes waiting for a reader, it is too slow: disconnected rather than buffered (it resumes with Last-Event-ID). */
-export const MAX_BUFFERED_BYTES = 1024 * 1024;
+const MAX_BUFFERED_BYTES = 1024 * 1024;
 
 const isAfter = (event: FeedPosition, position: FeedPosition | null) => {
   if (!position) return true;
@@ -83,7 +83,9 @@ export class EventStream implements TailReader {
   }
 
   private wants(event: FeedEvent): boolean {
-    return (!this.filter.types || this.filter.types.includes(event.type)) && (!this.filter.projectIds || this.filter.projectIds.includes(event.projectId ?? ''));
+    return (
+      (!this.filter.types || this.filter.types.includes(event.type)) && (!this.filter.projectIds || this.filter.projectIds.includes(event.projectId ?? ''))
+    );
   }
 
   private send(events: FeedEvent[]): void {

@@ -6,10 +6,10 @@ import { retainedSince } from '@worktrack/events';
 import type { RedisClient } from '@worktrack/queue';
 import type { Tenant } from '../../../http/auth';
 import { ApiError } from '../../../http/errors';
-import { cursorAfter } from '../read-feed';
+import { sealFeedCursor } from '../feed-cursor';
 import { EventStream } from './event-stream';
 import { EventTail } from './event-tail';
-import { StreamSlots } from './stream-slots';
+import { STREAMS_PER_KEY, StreamSlots } from './stream-slots';
 
 const BACKLOG_PAGE = 500;
 
@@ -44,7 +44,14 @@ export class EventStreams {
   private readonly heartbeatMs: number;
 
   constructor(
-    private readonly deps: { unscoped: UnscopedData; data: (tenant: Tenant) => TenantData; redis: RedisClient; redisPrefix: string; cursorSecret: string; logger: Logger },
+    private readonly deps: {
+      unscoped: UnscopedData;
+      data: (tenant: Tenant) => TenantData;
+      redis: RedisClient;
+      redisPrefix: string;
+      cursorSecret: string;
+      logger: Logger;
+    },
     { heartbeatMs = 15_000, tailIntervalMs = 100 }: EventStreamsOptions = {},
   ) {
     this.heartbeatMs = heartbeatMs;
@@ -57,18 +64,25 @@ export class EventStreams {
   async serve({ tenant, keyHash, filter, after, req, res }: StreamRequest): Promise<void> {
     const streamId = randomUUID();
     if (!(await this.slots.take(tenant.keyId, streamId))) {
-      throw new ApiError('rate_limited', 'This API key has 5 open event streams already; close one before opening another');
+      throw new ApiError('rate_limited', `This API key has ${STREAMS_PER_KEY} open event streams already; close one before opening another`);
     }
     let heartbeat: NodeJS.Timeout | undefined;
     const entry: OpenStream = {
       organizationId: tenant.organizationId,
       keyHash,
-      stream: new EventStream(tenant, filter, after, res, (event) => cursorAfter(this.deps.cursorSecret, tenant, event), () => {
-        clearInterval(heartbeat);
-        this.open.delete(entry);
-        this.tail.remove(entry.stream);
-        void this.slots.release(tenant.keyId, streamId);
-      }),
+      stream: new EventStream(
+        tenant,
+        filter,
+        after,
+        res,
+        (event) => sealFeedCursor(this.deps.cursorSecret, tenant, event),
+        () => {
+          clearInterval(heartbeat);
+          this.open.delete(entry);
+          this.tail.remove(entry.stream);
+          void this.slots.release(tenant.keyId, streamId);
+        },
+      ),
     };
     try {
       await this.tail.add(entry.stream);

@@ -20,7 +20,7 @@ interface StreamQuery {
 /** A comma-separated list, given as `a,b`. */
 const commaList = (item: Joi.StringSchema) => Joi.array().items(item).min(1).max(100).single();
 
-export const streamQuery = Joi.object<StreamQuery, true>({
+const streamQuery = Joi.object<StreamQuery, true>({
   after: Joi.string().max(4096).description('A feed cursor, as `Last-Event-ID` (which wins when both are sent)'),
   types: commaList(Joi.string().valid(...EVENT_TYPES)).description('Only these event types (comma-separated)'),
   projectIds: commaList(Joi.string().max(100)).description('Only events of these projects (comma-separated); events of no project are left out'),
