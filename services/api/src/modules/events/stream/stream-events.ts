@@ -6,6 +6,7 @@ import { bearerKey, hashApiKey, requireTenant } from '../../../http/auth';
 import { matchedRoute } from '../../../http/observability';
 import { assertPermission } from '../../../http/route';
 import { validate } from '../../../http/validation';
+import type { EventStreamDescription } from '../../../openapi/document';
 import { openFeedCursor } from '../feed-cursor';
 
 /** The stream's path under /v1: an Express handler of its own, since its answer never ends as JSON. */
@@ -25,6 +26,19 @@ const streamQuery = Joi.object<StreamQuery, true>({
   types: commaList(Joi.string().valid(...EVENT_TYPES)).description('Only these event types (comma-separated)'),
   projectIds: commaList(Joi.string().max(100)).description('Only events of these projects (comma-separated); events of no project are left out'),
 });
+
+/** The stream as the OpenAPI document describes it. */
+export const streamDescription: EventStreamDescription = {
+  operationId: 'streamEvents',
+  path: STREAM_PATH,
+  summary: 'Stream events as they happen',
+  description:
+    "Server-Sent Events (`text/event-stream`): each event of the organization and mode as a message whose `id` is a feed cursor, `event` its type and `data` the webhook body (without `webhookId` and `deliveryId`, with the event's `id`). Reconnect with `Last-Event-ID` (or `after`) to get what was missed with no gap and no duplicate; without one, from now on. A comment line every 15 s. At most 5 open streams per API key (429); a revoked key's streams close within 5 s; a client over 1 MiB behind is disconnected and resumes.",
+  tag: 'Events',
+  permission: 'events:read',
+  query: streamQuery,
+  errors: ['cursor_expired'],
+};
 
 const splitLists = (query: Record<string, unknown>) =>
   Object.fromEntries(Object.entries(query).map(([name, value]) => [name, name !== 'after' && typeof value === 'string' ? value.split(',') : value]));
