@@ -5,6 +5,7 @@ import { randomUUID } from 'node:crypto';
 import { as, createHarness, createOrg, keyWith, type Harness, type TestOrg } from '@test-support/api-harness';
 import { openStream, type OpenedStream } from '@test-support/sse';
 import { waitFor } from '@test-support/wait-for';
+import { createClient } from '../../../packages/sdk/src/index';
 import { createApiServer } from '../src/server';
 import { hashApiKey } from '../src/http/auth';
 
@@ -142,5 +143,30 @@ describe('GET /v1/events/stream', () => {
     const resumed = await stream('/v1/events/stream', org.liveKey, { 'Last-Event-ID': s.messages.at(-1)!.id }, writer());
     await waitFor(async () => (resumed.messages.length > 0 ? true : undefined));
     expect([...s.messages, ...resumed.messages].map((m) => (m.data.data as { id: string }).id)).toEqual([first, second]);
+  });
+
+  it("the SDK's stream reconnects by itself when a replica ends it, missing nothing; its feed walks the same events", async () => {
+    const client = createClient({ baseUrl: reader().url, apiKey: org.liveKey });
+    const start = (await as(writer().h.app, org.liveKey).get('/v1/events/feed?limit=1000')).body.next as string;
+    const abort = new AbortController();
+    const received: string[] = [];
+    const reading = (async () => {
+      for await (const event of client.events.stream({ after: start, types: ['project.created'], signal: abort.signal, reconnectDelayMs: 50 })) {
+        received.push((event.data as { id: string }).id);
+        expect(event.actor).toMatchObject({ type: 'user', userId: org.user.id });
+        if (received.length === 4) abort.abort();
+      }
+    })();
+    const ids = [await createProject('SDK 1'), await createProject('SDK 2')];
+    await waitFor(async () => (received.length >= 2 ? true : undefined));
+    reader().h.deps.streams.closeAll();
+    ids.push(await createProject('SDK 3'), await createProject('SDK 4'));
+    await reading;
+    expect(received).toEqual(ids);
+
+    const walked: string[] = [];
+    for await (const page of client.events.feed({ after: start }))
+      walked.push(...page.data.filter((e) => e.type === 'project.created').map((e) => (e.data as { id: string }).id));
+    expect(walked).toEqual(ids);
   });
 });
