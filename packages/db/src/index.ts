@@ -9,6 +9,7 @@ export { PROJECT_SORT_KEYS, type ProjectSortField } from './data/projects';
 export type { DeliveryLogFilters, MissedEvent } from './data/deliveries';
 export type { DisabledWebhook } from './data/webhooks';
 export type { EventToRecord } from './data/events';
+export type { FeedEvent, FeedFilter, FeedPosition } from './data/feed';
 export type { InvitationPreview, KeyRow, NewApiKey as ApiKeyRow, SessionRow } from './data/sign-in';
 export {
   claimDueDeliveries,
@@ -25,7 +26,7 @@ export { fanOutEvents, type DeliveryRow } from './statements/delivery-rows';
 export { deliveryTraceContexts, type DeliveryTraceContext } from './statements/trace-contexts';
 export { insertTaskWithEvent } from './data/tasks';
 export { idBoundaryAt, newId, ID_PREFIXES, type IdKind } from './ids';
-export type { Scope } from './scope';
+export type { ActingScope, Scope } from './scope';
 export { Prisma } from './generated/prisma/client';
 export type {
   Organization,
@@ -38,6 +39,7 @@ export type {
   File,
   Invitation,
   OutboxEvent,
+  TaskActivity,
   Webhook,
   Delivery,
   DeliveryAttempt,

@@ -1,3 +1,4 @@
+import type { Actor } from '@worktrack/events';
 import type { Mode } from './generated/prisma/enums';
 
 /**
@@ -7,4 +8,9 @@ import type { Mode } from './generated/prisma/enums';
 export interface Scope {
   organizationId: string;
   mode: Mode;
+}
+
+/** A scope and who acts in it, whose name the events of its changes carry; the service itself when none is given. */
+export interface ActingScope extends Scope {
+  actor?: Actor;
 }

@@ -33,7 +33,14 @@ function task(overrides: Partial<Task> = {}): Task {
   };
 }
 
-const eventFor = (t: Task, mode: Mode = t.mode) => ({ id: newId('event'), organizationId: t.organizationId, mode, type: 'task.created', data: { id: t.id } });
+const eventFor = (t: Task, mode: Mode = t.mode) => ({
+  id: newId('event'),
+  organizationId: t.organizationId,
+  mode,
+  type: 'task.created',
+  data: { id: t.id },
+  actor: { type: 'system' },
+});
 const rowsOf = async (t: Task) => ({
   task: await database.db.task.findUnique({ where: { id: t.id } }),
   events: await database.db.outboxEvent.count({ where: { data: { path: ['id'], equals: t.id } } }),

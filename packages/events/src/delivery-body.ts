@@ -1,9 +1,13 @@
+import type { Actor } from './records';
+
 export interface DeliveryBodyInput {
   eventType: string;
   /** When the event happened (the outbox row's creation). */
   occurredAt: Date;
   webhookId: string;
   deliveryId: string;
+  /** Who caused the event. */
+  actor: Actor;
   data: unknown;
   organization: { id: string; name: string };
   /** Marks sample deliveries sent by `POST /webhooks/{id}/test`. */
@@ -20,6 +24,7 @@ export function buildDeliveryBody(input: DeliveryBodyInput): string {
     timestamp: input.occurredAt.toISOString(),
     webhookId: input.webhookId,
     deliveryId: input.deliveryId,
+    actor: input.actor,
     data: input.data,
     organization: { id: input.organization.id, name: input.organization.name },
     ...(input.test && { test: true }),

@@ -1,5 +1,13 @@
 /** Resource records exactly as the API returns them; event `data` carries the same shapes. */
 
+/**
+ * Who caused an event (docs/decisions.md#history-actors-and-live-events): a user, through an API key
+ * or (`apiKeyId` null) the dashboard, or the service itself.
+ */
+export type Actor = { type: 'user'; userId: string; apiKeyId: string | null } | { type: 'system' };
+
+export const SYSTEM_ACTOR: Actor = { type: 'system' };
+
 export interface TaskRecord {
   id: string;
   title: string;

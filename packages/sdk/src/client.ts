@@ -1,5 +1,6 @@
 import createFetchClient, { type Client } from 'openapi-fetch';
 import { WorktrackApiError } from './errors.js';
+import { eventsClient, type EventsClient } from './events.js';
 import type { paths } from './generated/openapi.js';
 import { randomIdempotencyKey } from './idempotency-key.js';
 import { DEFAULT_RETRY_POLICY, retryDelay, sleep as realSleep, type RetryPolicy } from './retry.js';
@@ -39,6 +40,8 @@ export interface WorktrackClient extends Client<paths> {
   list<P extends ListPath>(path: P, ...options: ListArgs<P>): AsyncGenerator<ListItem<P>, void, undefined>;
   /** The same walk, one page (`{ data, pagination }`) at a time. */
   pages<P extends ListPath>(path: P, ...options: ListArgs<P>): AsyncGenerator<ListPage<P>, void, undefined>;
+  /** The event feed and the live stream, each resuming where it stopped. */
+  events: EventsClient;
 }
 
 interface Pagination {
@@ -79,12 +82,14 @@ export function createClient(options: ClientOptions): WorktrackClient {
     }
   }
 
+  const baseUrl = options.baseUrl.replace(/\/+$/, '').replace(/\/v1$/, '');
+  const headers = { ...(options.apiKey && { Authorization: `Bearer ${options.apiKey}` }), ...options.headers };
   const client = createFetchClient<paths>({
-    baseUrl: options.baseUrl.replace(/\/+$/, '').replace(/\/v1$/, ''),
+    baseUrl,
     fetch: fetchWithRetries,
     // The API takes lists in one parameter, comma-separated (`status=todo,in_progress`, docs/decisions.md#task-filters).
     querySerializer: { array: { style: 'form', explode: false } },
-    headers: { ...(options.apiKey && { Authorization: `Bearer ${options.apiKey}` }), ...options.headers },
+    headers,
   });
 
   async function* pages(path: string, listOptions: LooseListOptions = {}): AsyncGenerator<{ data: unknown[]; pagination: Pagination }> {
@@ -113,7 +118,8 @@ export function createClient(options: ClientOptions): WorktrackClient {
     for await (const page of pages(path, listOptions)) yield* page.data;
   }
 
-  return Object.assign(client, { pages, list }) as unknown as WorktrackClient;
+  const events = eventsClient({ baseUrl, headers, send: fetchWithRetries, sleep: wait });
+  return Object.assign(client, { pages, list, events }) as unknown as WorktrackClient;
 }
 
 interface LooseListOptions {

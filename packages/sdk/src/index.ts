@@ -4,6 +4,7 @@
  */
 export { createClient, IDEMPOTENCY_KEY_HEADER, type ClientOptions, type WorktrackClient } from './client.js';
 export { unwrap, WorktrackApiError, type FetchResult } from './errors.js';
+export type { Actor, EventRecord, EventsClient, FeedOptions, FeedPage, StreamedEvent, StreamOptions } from './events.js';
 export { randomIdempotencyKey } from './idempotency-key.js';
 export { DEFAULT_RETRY_POLICY, parseRetryAfter, retryDelay, RETRYABLE_STATUSES, type RetryPolicy } from './retry.js';
 export type * from './types.js';

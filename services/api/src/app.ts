@@ -10,6 +10,7 @@ import { errorHandler, unknownRoute } from './http/errors';
 import { dailyQuotaLimiter } from './http/rate-limit';
 import { mountPublicRoutes, mountRoutes } from './http/route';
 import { RouteTable, routeGuard } from './http/route-table';
+import { STREAM_PATH, streamEvents } from './modules/events/stream/stream-events';
 import { metricsEndpoint, observeRequests } from './http/observability';
 import { apiDocument, apiRoutes, publicRoutes } from './routes';
 import { docsPage } from './openapi/docs-page';
@@ -43,7 +44,7 @@ export function createApp(deps: AppDeps): express.Express {
   app.use(docsPage());
 
   const v1 = Router({ caseSensitive: true, strict: true });
-  v1.use(routeGuard(new RouteTable([...publicRoutes, ...apiRoutes, { method: 'get', path: OPENAPI_PATH }])));
+  v1.use(routeGuard(new RouteTable([...publicRoutes, ...apiRoutes, { method: 'get', path: OPENAPI_PATH }, { method: 'get', path: STREAM_PATH }])));
   v1.get(OPENAPI_PATH, (_req, res) => {
     openApi ??= JSON.stringify(apiDocument(deps.config.publicBaseUrl));
     res.type('json').send(openApi);
@@ -52,6 +53,7 @@ export function createApp(deps: AppDeps): express.Express {
   mountPublicRoutes(v1, deps, publicRoutes);
   v1.use(authenticate(deps.unscoped, deps.keyCache, new FailedAuthThrottle(deps.config.authFailuresPerMinute)));
   v1.use(dailyQuotaLimiter(deps.redis, deps.config.redisPrefix, deps.logger));
+  v1.get(STREAM_PATH, streamEvents(deps));
   mountRoutes(v1, deps, apiRoutes);
   app.use('/v1', v1);
 

@@ -12,6 +12,7 @@ import type { AppDeps } from './deps';
 import type { ResolvedKey } from './http/auth';
 import { KEY_CACHE_LIFETIME_MS, KeyCache } from './http/key-cache';
 import { KeyRevocations } from './http/key-revocations';
+import { EventStreams, type EventStreamsOptions } from './modules/events/stream/event-streams';
 import { createApiServer } from './server';
 
 export interface RunningApi {
@@ -39,7 +40,8 @@ export function composeApi(
     poolSize,
     keyCacheLifetimeMs = KEY_CACHE_LIFETIME_MS,
     draining = () => false,
-  }: { poolSize?: number; keyCacheLifetimeMs?: number; draining?: () => boolean } = {},
+    streams: streamOptions,
+  }: { poolSize?: number; keyCacheLifetimeMs?: number; draining?: () => boolean; streams?: EventStreamsOptions } = {},
 ): ComposedApi {
   const database = createDatabase(config.databaseUrl, { poolSize, pooler: config.databasePooler });
   const redis = createRedisConnection(config.redis, 'producer', 'api');
@@ -63,15 +65,22 @@ export function composeApi(
     queueJobs: async () => Object.fromEntries(await Promise.all(jobs.queues.map(async (queue) => [queue.name, await queue.getJobCounts()] as const))),
   });
 
+  const data = tenantHandles(database, ({ organizationId }) => ({ onCommitted: (eventIds) => publisher.publish(organizationId, eventIds) }));
+  const streams = new EventStreams({ unscoped, data, redis, redisPrefix: config.redisPrefix, cursorSecret: config.cursorSecret, logger }, streamOptions);
+  keyRevocations.onChange((organizationId) => {
+    streams.recheck(organizationId).catch((err: unknown) => logger.warn({ err }, 'event streams not checked after a key change'));
+  });
+
   const deps: AppDeps = {
     config,
-    data: tenantHandles(database, ({ organizationId }) => ({ onCommitted: (eventIds) => publisher.publish(organizationId, eventIds) })),
+    data,
     unscoped,
     redis,
     jobs,
     publisher,
     keyCache,
     keyRevocations,
+    streams,
     logger,
     mailer,
     secrets: new SecretBox(config.secretsKeys),
@@ -84,6 +93,7 @@ export function composeApi(
     deps,
     database,
     async close() {
+      streams.closeAll();
       publisher.flush();
       await jobs.close();
       store.close();
@@ -118,6 +128,8 @@ export async function startApi(config: ApiConfig, logger: Logger): Promise<Runni
     async close() {
       draining = true;
       await new Promise((resolve) => setTimeout(resolve, config.drainDelayMs));
+      // Open event streams end here, not with the server: their clients reconnect elsewhere and resume.
+      api.deps.streams.closeAll();
       const closed = new Promise((resolve) => server.close(resolve));
       server.closeIdleConnections();
       await closed;

@@ -1,6 +1,6 @@
 import type { RedisClient } from '@worktrack/queue';
 import type { ApiConfig, Logger } from '@worktrack/config';
-import type { Scope, SecretBox, TenantData, UnscopedData } from '@worktrack/db';
+import type { ActingScope, SecretBox, TenantData, UnscopedData } from '@worktrack/db';
 import type { EventPublisher, JobScheduler } from '@worktrack/queue';
 import type { Mailer } from '@worktrack/mail';
 import type { Registry } from '@worktrack/metrics';
@@ -8,12 +8,13 @@ import type { ObjectStore } from '@worktrack/storage';
 import type { ResolvedKey } from './http/auth';
 import type { KeyCache } from './http/key-cache';
 import type { KeyRevocations } from './http/key-revocations';
+import type { EventStreams } from './modules/events/stream/event-streams';
 
 /** Everything the API's routes need, built once by main.ts (or by the test harness). */
 export interface AppDeps {
   config: ApiConfig;
-  /** One tenant's data: the only way handlers reach rows (every function bound to the tenant). */
-  data: (scope: Scope) => TenantData;
+  /** One tenant's data: the only way handlers reach rows (every function bound to the tenant, and to who acts when given). */
+  data: (scope: ActingScope) => TenantData;
   /** Every tenant's data at once: finding the tenant a credential names, health checks. Not for handlers of tenant data. */
   unscoped: UnscopedData;
   /** Fail-fast connection for quota counters and idempotency records. */
@@ -26,6 +27,8 @@ export interface AppDeps {
   keyCache: KeyCache<ResolvedKey>;
   /** Makes every replica forget an organization's cached keys after a revocation or membership change. */
   keyRevocations: KeyRevocations;
+  /** This process's open event streams (GET /v1/events/stream). */
+  streams: EventStreams;
   logger: Logger;
   /** Sign-in links and invitations (SMTP, or files in MAIL_DIR). */
   mailer: Mailer;

@@ -6,6 +6,7 @@ import { commentRoutes } from './modules/comments/routes';
 import { dashboardLinkRoutes } from './modules/dashboard-links/routes';
 import { listEventTypes } from './modules/events/list-event-types';
 import { eventRoutes } from './modules/events/routes';
+import { streamDescription } from './modules/events/stream/stream-events';
 import { fileRoutes } from './modules/files/routes';
 import { memberRoutes } from './modules/members/routes';
 import { projectRoutes } from './modules/projects/routes';
@@ -30,5 +31,5 @@ export const apiRoutes: readonly RouteDefinition[] = [
 
 /** The OpenAPI document of every route, as `GET /v1/openapi.json` serves it and the SDK is generated from it. */
 export function apiDocument(serverUrl: string): OpenApiDocument {
-  return buildOpenApiDocument([...apiRoutes, ...publicRoutes], serverUrl);
+  return buildOpenApiDocument([...apiRoutes, ...publicRoutes], serverUrl, [streamDescription]);
 }

@@ -68,6 +68,7 @@ describe('access', () => {
   it('keeps a key made with webhooks:read alone reading events', async () => {
     const webhooksOnly = await keyWith(h.db, org, ['webhooks:read']);
     expect(ids(await as(h.app, webhooksOnly).get('/v1/events').expect(200))).toContain(eventId);
+    expectError(await as(h.app, await keyWith(h.db, org, ['tasks:read'])).get('/v1/events'), 403, 'forbidden');
   });
 });
 
@@ -88,12 +89,18 @@ describe('GET /v1/events', () => {
     await insertEvent(owner, { mode: 'test' });
   });
 
-  it('lists the events of the last 30 days newest first, as {id, type, createdAt, data}', async () => {
+  it('lists the events of the last 30 days newest first, as {id, type, createdAt, actor, data}', async () => {
     const res = await as(h.app, owner.liveKey).get('/v1/events');
     expect(res.status).toBe(200);
     expect(ids(res)).toEqual([...live].reverse());
     expect(res.body.pagination).toEqual({ total: 3, limit: 50, offset: 0, hasMore: false, nextCursor: null });
-    expect(res.body.data[2]).toEqual({ id: live[0], type: 'task.created', createdAt: expect.any(String), data: { id: 'tsk_x', title: 'X' } });
+    expect(res.body.data[2]).toEqual({
+      id: live[0],
+      type: 'task.created',
+      createdAt: expect.any(String),
+      actor: { type: 'system' },
+      data: { id: 'tsk_x', title: 'X' },
+    });
   });
 
   it('filters by type and createdSince, and pages', async () => {
@@ -132,7 +139,13 @@ describe('GET /v1/events/{eventId}', () => {
     const event = await insertEvent(org, { type: 'comment.created', data: { id: 'cmt_1', content: 'hi' } });
     const res = await as(h.app, org.liveKey).get(`/v1/events/${event.id}`);
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ id: event.id, type: 'comment.created', createdAt: event.createdAt.toISOString(), data: { id: 'cmt_1', content: 'hi' } });
+    expect(res.body).toEqual({
+      id: event.id,
+      type: 'comment.created',
+      createdAt: event.createdAt.toISOString(),
+      actor: { type: 'system' },
+      data: { id: 'cmt_1', content: 'hi' },
+    });
   });
 
   it('answers 404 naming eventId for an unknown event and one older than 30 days', async () => {

@@ -1,4 +1,5 @@
 import type { Db, SqlPool, Tx } from '../client';
+import type { Actor } from '@worktrack/events';
 import type { Scope } from '../scope';
 
 /** Prisma, or one of its transactions: what a table module's functions run on. */
@@ -10,6 +11,8 @@ export interface TenantConn {
   /** The pool under Prisma, for the hot statements and the lists' SQL (outside any transaction). */
   pool: SqlPool;
   scope: Scope;
+  /** Who acts: the events written through this connection name them. */
+  actor: Actor;
 }
 
 export type LockableTable = 'Task' | 'Project' | 'Webhook' | 'Comment' | 'File';

@@ -1,3 +1,4 @@
+import type { Actor } from '@worktrack/events';
 import type { Prisma } from '../generated/prisma/client';
 import type { DeliveryOrdering, DeliveryStatus } from '../generated/prisma/enums';
 import { insertTenantDeliveries, type DeliveryRow } from '../statements/delivery-rows';
@@ -9,6 +10,7 @@ export interface MissedEvent {
   id: string;
   type: string;
   data: unknown;
+  actor: Actor;
   createdAt: Date;
   /** Its commit position (a bigint, as text). */
   position: string;
@@ -122,7 +124,7 @@ export function deliveries({ conn, scope }: TenantConn) {
      */
     missedEvents: (webhookId: string, since: Date, until: Date, limit: number) =>
       conn.$queryRaw<MissedEvent[]>`
-        SELECT e.id, e.type, e.data, e."createdAt", e.position::text AS position
+        SELECT e.id, e.type, e.data, e.actor, e."createdAt", e.position::text AS position
         FROM "OutboxEvent" e
         JOIN "Webhook" w ON w.id = ${webhookId}
         WHERE e."organizationId" = ${scope.organizationId} AND e.mode = ${scope.mode}::"Mode"

@@ -13,7 +13,7 @@ export interface EventToRecord {
 }
 
 /** The tenant's events: the outbox, which is also the Events API's log. */
-export function events({ conn, scope }: TenantConn) {
+export function events({ conn, scope, actor }: TenantConn) {
   return {
     /**
      * Writes events to the outbox inside the caller's transaction, so they commit or roll back
@@ -31,6 +31,7 @@ export function events({ conn, scope }: TenantConn) {
         data: event.data as Prisma.InputJsonObject,
         projectId: event.projectId,
         traceparent,
+        actor,
       }));
       const written = await conn.outboxEvent.createManyAndReturn({ data: rows, select: { id: true, dispatchedAt: true } });
       return written.filter((event) => event.dispatchedAt === null).map((event) => event.id);

@@ -101,6 +101,7 @@ export interface OutboxInsert {
   mode: Mode;
   type: string;
   data: object;
+  actor: object;
 }
 
 // The project and assignee checks, the task and its outbox row (its project the task's), in one statement: both rows commit
@@ -120,8 +121,8 @@ const INSERT_TASK_WITH_EVENT = {
       FROM project, assignee WHERE NOT project.archived AND assignee.member
       RETURNING id
     ), event AS (
-      INSERT INTO "OutboxEvent" (id, "organizationId", mode, type, data, "projectId", "createdAt", traceparent)
-      SELECT $15, $1, $2::"Mode", $16, $17::jsonb, $3, $13::timestamptz, $18
+      INSERT INTO "OutboxEvent" (id, "organizationId", mode, type, data, "projectId", "createdAt", traceparent, actor)
+      SELECT $15, $1, $2::"Mode", $16, $17::jsonb, $3, $13::timestamptz, $18, $19::jsonb
       FROM task
       RETURNING "dispatchedAt" IS NULL AS awaited
     )
@@ -160,6 +161,7 @@ export async function insertTaskWithEvent(pool: SqlPool, task: Task, event: Outb
       event.type,
       JSON.stringify(event.data),
       currentTraceparent(),
+      JSON.stringify(event.actor),
     ],
   });
   const { archived, member, awaited } = rows[0]!;
@@ -169,7 +171,7 @@ export async function insertTaskWithEvent(pool: SqlPool, task: Task, event: Outb
 }
 
 /** The tenant's tasks. */
-export function tasks({ conn, pool, scope }: TenantConn) {
+export function tasks({ conn, pool, scope, actor }: TenantConn) {
   return {
     find: (id: string) => conn.task.findFirst({ where: { id, ...scope } }),
     lock: (id: string) => lockScopedRow(conn, 'Task', scope, id),
@@ -183,7 +185,7 @@ export function tasks({ conn, pool, scope }: TenantConn) {
      */
     insertWithEvent: async (task: Omit<Task, 'organizationId' | 'mode'>, event: EventToRecord) => {
       const eventId = newId('event');
-      const outcome = await insertTaskWithEvent(pool, { ...task, ...scope }, { id: eventId, ...scope, ...event });
+      const outcome = await insertTaskWithEvent(pool, { ...task, ...scope }, { id: eventId, ...scope, ...event, actor });
       return outcome.inserted ? { inserted: true as const, awaitedEventIds: outcome.awaited ? [eventId] : [] } : outcome;
     },
 

@@ -1,10 +1,13 @@
 import type { Database } from '../client';
-import type { Scope } from '../scope';
+import { SYSTEM_ACTOR, type Actor } from '@worktrack/events';
+import type { ActingScope, Scope } from '../scope';
+import { taskActivity } from './activity';
 import { comments } from './comments';
 import type { Conn, TenantConn } from './connection';
 import type { EventToRecord } from './events';
 import { deliveries } from './deliveries';
 import { events } from './events';
+import { feed } from './feed';
 import { files } from './files';
 import { apiKeys, invitations, members } from './members';
 import { projects } from './projects';
@@ -14,10 +17,12 @@ import { dashboardLinks, insertSession, type NewSession } from './sign-in';
 
 const TABLES = {
   tasks,
+  taskActivity,
   projects,
   comments,
   files,
   events,
+  feed,
   webhooks,
   deliveries,
   members,
@@ -82,11 +87,18 @@ export interface CommitHooks {
   onCommitted(eventIds: string[]): void;
 }
 
-/** Binds the data layer to one tenant (an organization and its live or test dataset). */
-export function tenantData(database: Pick<Database, 'db' | 'pool'>, { organizationId, mode }: Scope, hooks: CommitHooks): TenantData {
+/**
+ * Binds the data layer to one tenant (an organization and its live or test dataset) and to who acts
+ * in it (the service itself unless the scope names someone).
+ */
+export function tenantData(
+  database: Pick<Database, 'db' | 'pool'>,
+  { organizationId, mode, actor = SYSTEM_ACTOR }: ActingScope,
+  hooks: CommitHooks,
+): TenantData {
   // The scope alone (a caller's tenant carries more), since the table modules spread it into statements.
   const scope = { organizationId, mode };
-  const bind = (conn: Conn) => tables({ conn, pool: database.pool, scope });
+  const bind = (conn: Conn) => tables({ conn, pool: database.pool, scope, actor });
   const data = bind(database.db);
   const transaction = <T>(work: (tx: TenantTx) => Promise<T>, { timeoutMs }: TransactionOptions = {}) =>
     database.db.$transaction((tx) => work(bind(tx)), { timeout: timeoutMs });
@@ -109,14 +121,16 @@ export function tenantData(database: Pick<Database, 'db' | 'pool'>, { organizati
 /** Tenants whose handles are kept; past it they are all dropped and made again as used. */
 const HANDLES_KEPT = 10_000;
 
+const actorKey = (actor: Actor = SYSTEM_ACTOR) => (actor.type === 'user' ? `${actor.userId} ${actor.apiKeyId ?? ''}` : actor.type);
+
 /**
- * `tenantData` for every tenant, each handle made once and kept: a handle holds nothing of a request,
- * only its tenant's bound table modules, and making one per request cost a busy API's allocations.
+ * `tenantData` for every tenant and actor, each handle made once and kept: a handle holds nothing of a
+ * request, only its tenant's bound table modules, and making one per request cost a busy API's allocations.
  */
-export function tenantHandles(database: Pick<Database, 'db' | 'pool'>, hooksOf: (scope: Scope) => CommitHooks): (scope: Scope) => TenantData {
+export function tenantHandles(database: Pick<Database, 'db' | 'pool'>, hooksOf: (scope: Scope) => CommitHooks): (scope: ActingScope) => TenantData {
   const handles = new Map<string, TenantData>();
   return (scope) => {
-    const key = `${scope.organizationId} ${scope.mode}`;
+    const key = `${scope.organizationId} ${scope.mode} ${actorKey(scope.actor)}`;
     let handle = handles.get(key);
     if (!handle) {
       if (handles.size >= HANDLES_KEPT) handles.clear();

@@ -1,3 +1,4 @@
+import { tailSql, tailStartSql, type FeedEvent, type FeedPosition } from './feed';
 import type { Database } from '../client';
 import type { Plan } from '../generated/prisma/enums';
 import { newId } from '../ids';
@@ -38,6 +39,11 @@ function crossTenant(conn: Conn) {
 
     /** Answers once the database does. */
     ping: async () => void (await conn.$queryRaw`SELECT 1`),
+
+    /** The events of every tenant after a position, in feed order (an API process's one tail for its streams). */
+    tailEvents: (after: FeedPosition, limit: number) => conn.$queryRaw<FeedEvent[]>(tailSql(after, limit)),
+    /** Where a tail that starts now begins: before every event whose transaction has not ended. */
+    tailStart: async () => (await conn.$queryRaw<FeedPosition[]>(tailStartSql))[0]!,
 
     /** How many events wait for their fan-out (a backlog gauge). */
     countUndispatchedEvents: () => conn.outboxEvent.count({ where: { dispatchedAt: null } }),

@@ -1,3 +1,4 @@
+import type { Actor } from '@worktrack/events';
 import type { SqlPool } from '../client';
 import type { Mode } from '../generated/prisma/enums';
 
@@ -5,6 +6,7 @@ export interface EventToDispatch {
   id: string;
   type: string;
   data: unknown;
+  actor: Actor;
   createdAt: Date;
   organizationId: string;
   organizationName: string;
@@ -20,7 +22,7 @@ export interface EventToDispatch {
 // Its subscriptions are those the outbox trigger and recovery also ask about: `"Webhook_wants"` (migration
 // 20261126120000_subscriber_controls) is the one definition, inlined by the planner.
 const EVENTS_WITH_SUBSCRIPTIONS = `
-    SELECT e.id, e.type, e.data, e."createdAt", e."organizationId", o.name AS "organizationName", e.mode::text AS mode,
+    SELECT e.id, e.type, e.data, e.actor, e."createdAt", e."organizationId", o.name AS "organizationName", e.mode::text AS mode,
            e.position::text AS position, COALESCE(array_agg(w.id) FILTER (WHERE w.id IS NOT NULL), '{}') AS "webhookIds",
            COALESCE(bool_or(w.ordering = 'resource'), false) AS ordered
     FROM "OutboxEvent" e

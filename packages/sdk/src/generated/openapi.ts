@@ -62,6 +62,28 @@ export interface paths {
         patch: operations["updateTask"];
         trace?: never;
     };
+    "/v1/tasks/{taskId}/activity": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List a task's activity
+         * @description Oldest first: its creation, every change (`changes`: `{field: {from, to}}`), its completion, its comments (created, edited, deleted) and relations, each naming who did it. Kept as long as the task exists, whatever the events' retention.
+         *
+         *     Needs the `tasks:read` permission.
+         */
+        get: operations["listTaskActivity"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/projects": {
         parameters: {
             query?: never;
@@ -656,6 +678,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/events/feed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read the event feed
+         * @description Every event of the organization and mode exactly once, oldest first: call it again and again with the last `next` and no event is skipped or repeated, also one whose change committed late. Without `after`, from the oldest event kept (30 days). An event appears once its transaction and every older one have ended, so a page can be empty while changes are being written. A cursor older than 30 days answers 410 `cursor_expired`.
+         *
+         *     Needs the `events:read` permission.
+         */
+        get: operations["readEventFeed"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/events/{eventId}": {
         parameters: {
             query?: never;
@@ -736,6 +780,28 @@ export interface paths {
          *     Needs no API key.
          */
         get: operations["listEventTypes"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/events/stream": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Stream events as they happen
+         * @description Server-Sent Events (`text/event-stream`): each event of the organization and mode as a message whose `id` is a feed cursor, `event` its type and `data` the webhook body (without `webhookId` and `deliveryId`, with the event's `id`). Reconnect with `Last-Event-ID` (or `after`) to get what was missed with no gap and no duplicate; without one, from now on. A comment line every 15 s. At most 5 open streams per API key (429); a revoked key's streams close within 5 s; a client over 1 MiB behind is disconnected and resumes.
+         *
+         *     Needs the `events:read` permission.
+         */
+        get: operations["streamEvents"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1053,7 +1119,7 @@ export interface components {
         ErrorBody: {
             error: {
                 /** @enum {string} */
-                code: "invalid_request" | "invalid_json" | "unauthenticated" | "forbidden" | "quota_exceeded" | "not_found" | "method_not_allowed" | "conflict" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "headers_too_large" | "rate_limited" | "internal_error" | "unavailable";
+                code: "invalid_request" | "invalid_json" | "unauthenticated" | "forbidden" | "quota_exceeded" | "not_found" | "method_not_allowed" | "conflict" | "precondition_failed" | "cursor_expired" | "payload_too_large" | "unsupported_media_type" | "headers_too_large" | "rate_limited" | "internal_error" | "unavailable";
                 message: string;
                 /** @description The offending field, when there is one */
                 param: string | null;
@@ -1090,6 +1156,45 @@ export interface components {
              * @example 2026-11-21T10:00:00.000Z
              */
             updatedAt: string;
+        };
+        UserActor: {
+            /** @constant */
+            type: "user";
+            /** @example usr_01JD2X5K8Y3V4M7N9P0Q1R2S3T */
+            userId: string;
+            /** @description The API key used; null for a change made in the dashboard */
+            apiKeyId: string | null;
+        };
+        SystemActor: {
+            /** @constant */
+            type: "system";
+        };
+        /** @description Who caused the event: a user (through an API key, or the dashboard when `apiKeyId` is null), or the service itself */
+        Actor: components["schemas"]["UserActor"] | components["schemas"]["SystemActor"];
+        TaskActivity: {
+            /**
+             * @description The event the entry comes from
+             * @example evt_01JD2X5K8Y3V4M7N9P0Q1R2S3T
+             */
+            id: string;
+            /**
+             * @description The event type: task.created, task.updated, task.completed, comment.created, ...
+             * @example task.updated
+             */
+            type: string;
+            actor: components["schemas"]["Actor"];
+            /**
+             * Format: date-time
+             * @example 2026-11-21T10:00:00.000Z
+             */
+            createdAt: string;
+            /** @description For updates, each changed field with its value before and after (`{"status": {"from": "todo", "to": "done"}}`); null otherwise */
+            changes: {
+                [key: string]: {
+                    from?: unknown[] | boolean | number | Record<string, never> | string | null;
+                    to?: unknown[] | boolean | number | Record<string, never> | string | null;
+                };
+            } | null;
         };
         Project: {
             /** @example prj_01JD2X5K8Y3V4M7N9P0Q1R2S3T */
@@ -1553,10 +1658,16 @@ export interface components {
              * @example 2026-11-21T10:00:00.000Z
              */
             createdAt: string;
+            actor: components["schemas"]["Actor"];
             /** @description The record as the API returns it, as in the webhook delivery body */
             data: {
                 [key: string]: unknown;
             };
+        };
+        EventFeedPage: {
+            data: components["schemas"]["EventRecord"][];
+            /** @description Pass it as `after` for what follows; the same as `after` when nothing new has ended yet, null only when there is no event at all */
+            next: string | null;
         };
         DashboardLink: {
             /**
@@ -2765,6 +2876,206 @@ export interface operations {
                         error?: {
                             /** @enum {unknown} */
                             code?: "unsupported_media_type";
+                        };
+                    };
+                };
+            };
+            /** @description Daily quota spent, or too many unknown keys from this address: `rate_limited` */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "rate_limited";
+                        };
+                    };
+                };
+            };
+            /** @description The request line and headers exceed 16 KB: `headers_too_large` */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "headers_too_large";
+                        };
+                    };
+                };
+            };
+            /** @description Internal error: `internal_error` */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "internal_error";
+                        };
+                    };
+                };
+            };
+            /** @description A backing service is unavailable: `unavailable` */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unavailable";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    listTaskActivity: {
+        parameters: {
+            query?: {
+                limit?: number;
+                /** @description Records to skip, default 0. Not with `cursor`. */
+                offset?: number;
+                /** @description The previous page's `pagination.nextCursor`: the next page in the same order, with the same filters and sort, stable under concurrent inserts. Not with `offset`. */
+                cursor?: string;
+                /** @description One field, `-` first for descending; ties break on the id. Default `createdAt`. */
+                sort?: "createdAt" | "-createdAt";
+            };
+            header?: never;
+            path: {
+                taskId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["TaskActivity"][];
+                        pagination: {
+                            total: number;
+                            limit: number;
+                            /** @description Records before this page (for a cursor page, as counted while walking) */
+                            offset: number;
+                            hasMore: boolean;
+                            /** @description Pass it as `cursor` for the next page; null on the last page */
+                            nextCursor: string | null;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid request: `invalid_request` */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "invalid_request";
+                        };
+                    };
+                };
+            };
+            /** @description Missing, malformed, unknown, revoked or expired API key: `unauthenticated` */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unauthenticated";
+                        };
+                    };
+                };
+            };
+            /** @description The key lacks the permission, or a plan quota is spent: `forbidden` */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "forbidden";
+                        };
+                    };
+                };
+            };
+            /** @description Not found (also for another organization’s ids): `not_found` */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "not_found";
+                        };
+                    };
+                };
+            };
+            /** @description The path does not serve this method; Allow lists those it does: `method_not_allowed` */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "method_not_allowed";
                         };
                     };
                 };
@@ -10688,6 +10999,189 @@ export interface operations {
             };
         };
     };
+    readEventFeed: {
+        parameters: {
+            query?: {
+                /** @description The previous page's `next` (or a stream message's `id`) */
+                after?: string;
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EventFeedPage"];
+                };
+            };
+            /** @description Invalid request: `invalid_request` */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "invalid_request";
+                        };
+                    };
+                };
+            };
+            /** @description Missing, malformed, unknown, revoked or expired API key: `unauthenticated` */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unauthenticated";
+                        };
+                    };
+                };
+            };
+            /** @description The key lacks the permission, or a plan quota is spent: `forbidden` */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "forbidden";
+                        };
+                    };
+                };
+            };
+            /** @description The path does not serve this method; Allow lists those it does: `method_not_allowed` */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "method_not_allowed";
+                        };
+                    };
+                };
+            };
+            /** @description Error: `cursor_expired` */
+            410: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "cursor_expired";
+                        };
+                    };
+                };
+            };
+            /** @description Daily quota spent, or too many unknown keys from this address: `rate_limited` */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "rate_limited";
+                        };
+                    };
+                };
+            };
+            /** @description The request line and headers exceed 16 KB: `headers_too_large` */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "headers_too_large";
+                        };
+                    };
+                };
+            };
+            /** @description Internal error: `internal_error` */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "internal_error";
+                        };
+                    };
+                };
+            };
+            /** @description A backing service is unavailable: `unavailable` */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unavailable";
+                        };
+                    };
+                };
+            };
+        };
+    };
     getEvent: {
         parameters: {
             query?: never;
@@ -11344,6 +11838,192 @@ export interface operations {
             };
         };
     };
+    streamEvents: {
+        parameters: {
+            query?: {
+                /** @description A feed cursor, as `Last-Event-ID` (which wins when both are sent) */
+                after?: string;
+                /** @description Only these event types (comma-separated) */
+                types?: ("task.created" | "task.updated" | "task.deleted" | "task.completed" | "project.created" | "project.updated" | "project.deleted" | "member.added" | "member.removed" | "member.role_changed" | "comment.created" | "comment.updated" | "comment.deleted" | "file.uploaded" | "file.deleted")[];
+                /** @description Only events of these projects (comma-separated); events of no project are left out */
+                projectIds?: string[];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Server-Sent Events: each message has `id` (a feed cursor), `event` (the type) and `data` (the event as JSON) */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": string;
+                };
+            };
+            /** @description Invalid request: `invalid_request` */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "invalid_request";
+                        };
+                    };
+                };
+            };
+            /** @description Missing, malformed, unknown, revoked or expired API key: `unauthenticated` */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unauthenticated";
+                        };
+                    };
+                };
+            };
+            /** @description The key lacks the permission, or a plan quota is spent: `forbidden` */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "forbidden";
+                        };
+                    };
+                };
+            };
+            /** @description The path does not serve this method; Allow lists those it does: `method_not_allowed` */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "method_not_allowed";
+                        };
+                    };
+                };
+            };
+            /** @description Error: `cursor_expired` */
+            410: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "cursor_expired";
+                        };
+                    };
+                };
+            };
+            /** @description Daily quota spent, or too many unknown keys from this address: `rate_limited` */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "rate_limited";
+                        };
+                    };
+                };
+            };
+            /** @description The request line and headers exceed 16 KB: `headers_too_large` */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "headers_too_large";
+                        };
+                    };
+                };
+            };
+            /** @description Internal error: `internal_error` */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "internal_error";
+                        };
+                    };
+                };
+            };
+            /** @description A backing service is unavailable: `unavailable` */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unavailable";
+                        };
+                    };
+                };
+            };
+        };
+    };
     taskCreated: {
         parameters: {
             query?: never;
@@ -11372,6 +12052,11 @@ export interface operations {
                  *       "timestamp": "2026-01-01T00:00:00.000Z",
                  *       "webhookId": "whk_sample",
                  *       "deliveryId": "dlv_sample",
+                 *       "actor": {
+                 *         "type": "user",
+                 *         "userId": "usr_sample",
+                 *         "apiKeyId": "key_sample"
+                 *       },
                  *       "data": {
                  *         "id": "tsk_sample",
                  *         "title": "Sample task",
@@ -11408,6 +12093,7 @@ export interface operations {
                      * @example dlv_01JD2X5K8Y3V4M7N9P0Q1R2S3T
                      */
                     deliveryId: string;
+                    actor: components["schemas"]["Actor"];
                     data: components["schemas"]["Task"];
                     organization: {
                         /** @example org_01JD2X5K8Y3V4M7N9P0Q1R2S3T */
@@ -11460,6 +12146,11 @@ export interface operations {
                  *       "timestamp": "2026-01-01T00:00:00.000Z",
                  *       "webhookId": "whk_sample",
                  *       "deliveryId": "dlv_sample",
+                 *       "actor": {
+                 *         "type": "user",
+                 *         "userId": "usr_sample",
+                 *         "apiKeyId": "key_sample"
+                 *       },
                  *       "data": {
                  *         "id": "tsk_sample",
                  *         "title": "Sample task",
@@ -11499,6 +12190,7 @@ export interface operations {
                      * @example dlv_01JD2X5K8Y3V4M7N9P0Q1R2S3T
                      */
                     deliveryId: string;
+                    actor: components["schemas"]["Actor"];
                     data: components["schemas"]["TaskChanged"];
                     organization: {
                         /** @example org_01JD2X5K8Y3V4M7N9P0Q1R2S3T */
@@ -11551,6 +12243,11 @@ export interface operations {
                  *       "timestamp": "2026-01-01T00:00:00.000Z",
                  *       "webhookId": "whk_sample",
                  *       "deliveryId": "dlv_sample",
+                 *       "actor": {
+                 *         "type": "user",
+                 *         "userId": "usr_sample",
+                 *         "apiKeyId": "key_sample"
+                 *       },
                  *       "data": {
                  *         "id": "tsk_sample",
                  *         "title": "Sample task",
@@ -11587,6 +12284,7 @@ export interface operations {
                      * @example dlv_01JD2X5K8Y3V4M7N9P0Q1R2S3T
                      */
                     deliveryId: string;
+                    actor: components["schemas"]["Actor"];
                     data: components["schemas"]["Task"];
                     organization: {
                         /** @example org_01JD2X5K8Y3V4M7N9P0Q1R2S3T */
@@ -11639,6 +12337,11 @@ export interface operations {
                  *       "timestamp": "2026-01-01T00:00:00.000Z",
                  *       "webhookId": "whk_sample",
                  *       "deliveryId": "dlv_sample",
+                 *       "actor": {
+                 *         "type": "user",
+                 *         "userId": "usr_sample",
+                 *         "apiKeyId": "key_sample"
+                 *       },
                  *       "data": {
                  *         "id": "tsk_sample",
                  *         "title": "Sample task",
@@ -11675,6 +12378,7 @@ export interface operations {
                      * @example dlv_01JD2X5K8Y3V4M7N9P0Q1R2S3T
                      */
                     deliveryId: string;
+                    actor: components["schemas"]["Actor"];
                     data: components["schemas"]["Task"];
                     organization: {
                         /** @example org_01JD2X5K8Y3V4M7N9P0Q1R2S3T */
@@ -11727,6 +12431,11 @@ export interface operations {
                  *       "timestamp": "2026-01-01T00:00:00.000Z",
                  *       "webhookId": "whk_sample",
                  *       "deliveryId": "dlv_sample",
+                 *       "actor": {
+                 *         "type": "user",
+                 *         "userId": "usr_sample",
+                 *         "apiKeyId": "key_sample"
+                 *       },
                  *       "data": {
                  *         "id": "prj_sample",
                  *         "name": "Sample project",
@@ -11760,6 +12469,7 @@ export interface operations {
                      * @example dlv_01JD2X5K8Y3V4M7N9P0Q1R2S3T
                      */
                     deliveryId: string;
+                    actor: components["schemas"]["Actor"];
                     data: components["schemas"]["Project"];
                     organization: {
                         /** @example org_01JD2X5K8Y3V4M7N9P0Q1R2S3T */
@@ -11812,6 +12522,11 @@ export interface operations {
                  *       "timestamp": "2026-01-01T00:00:00.000Z",
                  *       "webhookId": "whk_sample",
                  *       "deliveryId": "dlv_sample",
+                 *       "actor": {
+                 *         "type": "user",
+                 *         "userId": "usr_sample",
+                 *         "apiKeyId": "key_sample"
+                 *       },
                  *       "data": {
                  *         "id": "prj_sample",
                  *         "name": "Renamed",
@@ -11848,6 +12563,7 @@ export interface operations {
                      * @example dlv_01JD2X5K8Y3V4M7N9P0Q1R2S3T
                      */
                     deliveryId: string;
+                    actor: components["schemas"]["Actor"];
                     data: components["schemas"]["ProjectChanged"];
                     organization: {
                         /** @example org_01JD2X5K8Y3V4M7N9P0Q1R2S3T */
@@ -11900,6 +12616,11 @@ export interface operations {
                  *       "timestamp": "2026-01-01T00:00:00.000Z",
                  *       "webhookId": "whk_sample",
                  *       "deliveryId": "dlv_sample",
+                 *       "actor": {
+                 *         "type": "user",
+                 *         "userId": "usr_sample",
+                 *         "apiKeyId": "key_sample"
+                 *       },
                  *       "data": {
                  *         "id": "prj_sample",
                  *         "name": "Sample project",
@@ -11933,6 +12654,7 @@ export interface operations {
                      * @example dlv_01JD2X5K8Y3V4M7N9P0Q1R2S3T
                      */
                     deliveryId: string;
+                    actor: components["schemas"]["Actor"];
                     data: components["schemas"]["Project"];
                     organization: {
                         /** @example org_01JD2X5K8Y3V4M7N9P0Q1R2S3T */
@@ -11985,6 +12707,11 @@ export interface operations {
                  *       "timestamp": "2026-01-01T00:00:00.000Z",
                  *       "webhookId": "whk_sample",
                  *       "deliveryId": "dlv_sample",
+                 *       "actor": {
+                 *         "type": "user",
+                 *         "userId": "usr_sample",
+                 *         "apiKeyId": "key_sample"
+                 *       },
                  *       "data": {
                  *         "id": "usr_sample",
                  *         "email": "sample@example.com",
@@ -12014,6 +12741,7 @@ export interface operations {
                      * @example dlv_01JD2X5K8Y3V4M7N9P0Q1R2S3T
                      */
                     deliveryId: string;
+                    actor: components["schemas"]["Actor"];
                     data: components["schemas"]["Member"];
                     organization: {
                         /** @example org_01JD2X5K8Y3V4M7N9P0Q1R2S3T */
@@ -12066,6 +12794,11 @@ export interface operations {
                  *       "timestamp": "2026-01-01T00:00:00.000Z",
                  *       "webhookId": "whk_sample",
                  *       "deliveryId": "dlv_sample",
+                 *       "actor": {
+                 *         "type": "user",
+                 *         "userId": "usr_sample",
+                 *         "apiKeyId": "key_sample"
+                 *       },
                  *       "data": {
                  *         "id": "usr_sample",
                  *         "email": "sample@example.com",
@@ -12095,6 +12828,7 @@ export interface operations {
                      * @example dlv_01JD2X5K8Y3V4M7N9P0Q1R2S3T
                      */
                     deliveryId: string;
+                    actor: components["schemas"]["Actor"];
                     data: components["schemas"]["Member"];
                     organization: {
                         /** @example org_01JD2X5K8Y3V4M7N9P0Q1R2S3T */
@@ -12147,6 +12881,11 @@ export interface operations {
                  *       "timestamp": "2026-01-01T00:00:00.000Z",
                  *       "webhookId": "whk_sample",
                  *       "deliveryId": "dlv_sample",
+                 *       "actor": {
+                 *         "type": "user",
+                 *         "userId": "usr_sample",
+                 *         "apiKeyId": "key_sample"
+                 *       },
                  *       "data": {
                  *         "id": "usr_sample",
                  *         "email": "sample@example.com",
@@ -12179,6 +12918,7 @@ export interface operations {
                      * @example dlv_01JD2X5K8Y3V4M7N9P0Q1R2S3T
                      */
                     deliveryId: string;
+                    actor: components["schemas"]["Actor"];
                     data: components["schemas"]["MemberChanged"];
                     organization: {
                         /** @example org_01JD2X5K8Y3V4M7N9P0Q1R2S3T */
@@ -12231,6 +12971,11 @@ export interface operations {
                  *       "timestamp": "2026-01-01T00:00:00.000Z",
                  *       "webhookId": "whk_sample",
                  *       "deliveryId": "dlv_sample",
+                 *       "actor": {
+                 *         "type": "user",
+                 *         "userId": "usr_sample",
+                 *         "apiKeyId": "key_sample"
+                 *       },
                  *       "data": {
                  *         "id": "cmt_sample",
                  *         "taskId": "tsk_sample",
@@ -12262,6 +13007,7 @@ export interface operations {
                      * @example dlv_01JD2X5K8Y3V4M7N9P0Q1R2S3T
                      */
                     deliveryId: string;
+                    actor: components["schemas"]["Actor"];
                     data: components["schemas"]["CommentRecord"];
                     organization: {
                         /** @example org_01JD2X5K8Y3V4M7N9P0Q1R2S3T */
@@ -12314,6 +13060,11 @@ export interface operations {
                  *       "timestamp": "2026-01-01T00:00:00.000Z",
                  *       "webhookId": "whk_sample",
                  *       "deliveryId": "dlv_sample",
+                 *       "actor": {
+                 *         "type": "user",
+                 *         "userId": "usr_sample",
+                 *         "apiKeyId": "key_sample"
+                 *       },
                  *       "data": {
                  *         "id": "cmt_sample",
                  *         "taskId": "tsk_sample",
@@ -12348,6 +13099,7 @@ export interface operations {
                      * @example dlv_01JD2X5K8Y3V4M7N9P0Q1R2S3T
                      */
                     deliveryId: string;
+                    actor: components["schemas"]["Actor"];
                     data: components["schemas"]["CommentChanged"];
                     organization: {
                         /** @example org_01JD2X5K8Y3V4M7N9P0Q1R2S3T */
@@ -12400,6 +13152,11 @@ export interface operations {
                  *       "timestamp": "2026-01-01T00:00:00.000Z",
                  *       "webhookId": "whk_sample",
                  *       "deliveryId": "dlv_sample",
+                 *       "actor": {
+                 *         "type": "user",
+                 *         "userId": "usr_sample",
+                 *         "apiKeyId": "key_sample"
+                 *       },
                  *       "data": {
                  *         "id": "cmt_sample",
                  *         "taskId": "tsk_sample",
@@ -12431,6 +13188,7 @@ export interface operations {
                      * @example dlv_01JD2X5K8Y3V4M7N9P0Q1R2S3T
                      */
                     deliveryId: string;
+                    actor: components["schemas"]["Actor"];
                     data: components["schemas"]["CommentRecord"];
                     organization: {
                         /** @example org_01JD2X5K8Y3V4M7N9P0Q1R2S3T */
@@ -12483,6 +13241,11 @@ export interface operations {
                  *       "timestamp": "2026-01-01T00:00:00.000Z",
                  *       "webhookId": "whk_sample",
                  *       "deliveryId": "dlv_sample",
+                 *       "actor": {
+                 *         "type": "user",
+                 *         "userId": "usr_sample",
+                 *         "apiKeyId": "key_sample"
+                 *       },
                  *       "data": {
                  *         "id": "fil_sample",
                  *         "projectId": "prj_sample",
@@ -12514,6 +13277,7 @@ export interface operations {
                      * @example dlv_01JD2X5K8Y3V4M7N9P0Q1R2S3T
                      */
                     deliveryId: string;
+                    actor: components["schemas"]["Actor"];
                     data: components["schemas"]["FileRecord"];
                     organization: {
                         /** @example org_01JD2X5K8Y3V4M7N9P0Q1R2S3T */
@@ -12566,6 +13330,11 @@ export interface operations {
                  *       "timestamp": "2026-01-01T00:00:00.000Z",
                  *       "webhookId": "whk_sample",
                  *       "deliveryId": "dlv_sample",
+                 *       "actor": {
+                 *         "type": "user",
+                 *         "userId": "usr_sample",
+                 *         "apiKeyId": "key_sample"
+                 *       },
                  *       "data": {
                  *         "id": "fil_sample",
                  *         "projectId": "prj_sample",
@@ -12597,6 +13366,7 @@ export interface operations {
                      * @example dlv_01JD2X5K8Y3V4M7N9P0Q1R2S3T
                      */
                     deliveryId: string;
+                    actor: components["schemas"]["Actor"];
                     data: components["schemas"]["FileRecord"];
                     organization: {
                         /** @example org_01JD2X5K8Y3V4M7N9P0Q1R2S3T */

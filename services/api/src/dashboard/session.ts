@@ -62,5 +62,7 @@ export function sessionTenant(session: DashboardSession): Tenant {
     // Names what acts: an idempotency record or a log line made for the session is its own.
     keyId: session.id,
     permissions: effectivePermissions(['*'], session.role, session.mode),
+    // Changes made in the dashboard name the user and no key.
+    actor: { type: 'user', userId: session.userId, apiKeyId: null },
   };
 }

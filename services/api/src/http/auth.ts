@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Request, RequestHandler } from 'express';
 import type { Mode, Plan, Role, UnscopedData } from '@worktrack/db';
+import type { Actor } from '@worktrack/events';
 import type { FailedAuthThrottle } from './auth-throttle';
 import { ApiError } from './errors';
 import type { KeyCache } from './key-cache';
@@ -16,6 +17,8 @@ export interface Tenant {
   role: Role;
   keyId: string;
   permissions: Set<Permission>;
+  /** Who acts, as the events of the request's changes name them (the data layer reads it from here). */
+  actor: Actor;
 }
 
 declare global {
@@ -50,7 +53,9 @@ export function bearerKey(req: Request): string {
 /** The key's tenant; undefined for a revoked or expired key, or one whose user is no longer a member. */
 async function resolveKey(data: UnscopedData, hash: string): Promise<ResolvedKey | undefined> {
   const row = await data.signIn.resolveKey(hash);
-  return row && { ...row, permissions: effectivePermissions(row.permissions, row.role, row.mode) };
+  return (
+    row && { ...row, permissions: effectivePermissions(row.permissions, row.role, row.mode), actor: { type: 'user', userId: row.userId, apiKeyId: row.keyId } }
+  );
 }
 
 /**

@@ -11,6 +11,7 @@ export type ErrorCode =
   | 'method_not_allowed'
   | 'conflict'
   | 'precondition_failed'
+  | 'cursor_expired'
   | 'payload_too_large'
   | 'unsupported_media_type'
   | 'headers_too_large'
@@ -29,6 +30,8 @@ const CODES: Record<ErrorCode, { status: number; type: string }> = {
   method_not_allowed: { status: 405, type: 'validation_error' },
   conflict: { status: 409, type: 'conflict_error' },
   precondition_failed: { status: 412, type: 'conflict_error' },
+  // docs/decisions.md#history-actors-and-live-events: a feed cursor older than the events' retention.
+  cursor_expired: { status: 410, type: 'validation_error' },
   payload_too_large: { status: 413, type: 'validation_error' },
   unsupported_media_type: { status: 415, type: 'validation_error' },
   // docs/decisions.md#errors: Node's HTTP parser refuses a request line and headers over 16 KB before Express sees them.

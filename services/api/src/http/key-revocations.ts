@@ -10,6 +10,7 @@ import type { CachedKey, KeyCache } from './key-cache';
  */
 export class KeyRevocations {
   private readonly channel: string;
+  private readonly listeners: ((organizationId: string) => void)[] = [];
   /** Resolves once this replica listens. */
   readonly listening: Promise<void>;
 
@@ -22,7 +23,7 @@ export class KeyRevocations {
   ) {
     this.channel = `${prefix}:key-revocations`;
     subscriber.on('message', (channel: string, organizationId: string) => {
-      if (channel === this.channel) cache.invalidate(organizationId);
+      if (channel === this.channel) this.changed(organizationId);
     });
     this.listening = subscriber.subscribe(this.channel).then(
       () => undefined,
@@ -30,9 +31,19 @@ export class KeyRevocations {
     );
   }
 
+  /** Also tells `listener` of each organization whose keys changed, here or on another replica (open event streams look again at their key). */
+  onChange(listener: (organizationId: string) => void): void {
+    this.listeners.push(listener);
+  }
+
+  private changed(organizationId: string): void {
+    this.cache.invalidate(organizationId);
+    for (const listener of this.listeners) listener(organizationId);
+  }
+
   /** Once the change committed: forgotten here at once, on the other replicas as the message arrives. */
   announce(organizationId: string): void {
-    this.cache.invalidate(organizationId);
+    this.changed(organizationId);
     this.publisher.publish(this.channel, organizationId).catch((err: unknown) => {
       this.logger.warn({ err, organizationId }, 'key revocation not announced; other replicas forget the keys as their cache expires');
     });

@@ -1,5 +1,6 @@
 import type Joi from 'joi';
 import { ERROR_CODES, ERROR_TYPES, errorStatus, type ErrorCode } from '../http/errors';
+import type { Permission } from '../http/permissions';
 import { answersWithEtag, errorCodes, honoursIfMatch, readsOneRecord, type RouteDefinition } from '../http/route';
 import { toJsonSchema, type JsonSchema } from './json-schema';
 import { webhookEntries } from './webhook-entries';
@@ -190,26 +191,52 @@ const ERROR_SCHEMA: JsonSchema = {
   },
 };
 
+function operationOf(route: RouteDefinition, components: Record<string, JsonSchema>): Record<string, unknown> {
+  const body = requestBody(route, components);
+  const permission = route.kind === 'authenticated' ? `Needs the \`${route.permission}\` permission.` : 'Needs no API key.';
+  return {
+    operationId: route.operationId,
+    summary: route.summary,
+    description: [route.description, permission].filter(Boolean).join('\n\n'),
+    tags: [route.tag],
+    ...(route.kind === 'public' && { security: [] }),
+    ...(route.kind === 'authenticated' && { 'x-permission': route.permission }),
+    parameters: parameters(route, components),
+    ...(body && { requestBody: body }),
+    responses: responses(route, components),
+  };
+}
+
+/** A GET whose 200 is a stream of Server-Sent Events (`GET /events/stream`), not a JSON record: served by a handler of its own. */
+export interface EventStreamDescription {
+  operationId: string;
+  path: string;
+  summary: string;
+  description: string;
+  tag: string;
+  permission: Permission;
+  query: Joi.ObjectSchema;
+  errors: ErrorCode[];
+}
+
+function streamOperationOf(stream: EventStreamDescription, components: Record<string, JsonSchema>): Record<string, unknown> {
+  const route = { ...stream, kind: 'authenticated', method: 'get', status: 200, response: null } as unknown as RouteDefinition;
+  const operation = operationOf(route, components) as { responses: Record<string, JsonSchema> };
+  operation.responses['200'] = {
+    ...operation.responses['200'],
+    description: 'Server-Sent Events: each message has `id` (a feed cursor), `event` (the type) and `data` (the event as JSON)',
+    content: { 'text/event-stream': { schema: { type: 'string' } } },
+  };
+  return operation;
+}
+
 /** `GET /v1/openapi.json`: OpenAPI 3.1, generated from the route definitions that validate requests and shape responses. */
-export function buildOpenApiDocument(routes: readonly RouteDefinition[], serverUrl: string): OpenApiDocument {
+export function buildOpenApiDocument(routes: readonly RouteDefinition[], serverUrl: string, streams: readonly EventStreamDescription[] = []): OpenApiDocument {
   // Named so as not to shadow a global of the languages clients are generated in (`Error`, `File`).
   const components: Record<string, JsonSchema> = { ErrorBody: ERROR_SCHEMA };
   const paths: Record<string, Record<string, unknown>> = {};
-  for (const route of routes) {
-    const body = requestBody(route, components);
-    const permission = route.kind === 'authenticated' ? `Needs the \`${route.permission}\` permission.` : 'Needs no API key.';
-    (paths[openApiPath(route.path)] ??= {})[route.method] = {
-      operationId: route.operationId,
-      summary: route.summary,
-      description: [route.description, permission].filter(Boolean).join('\n\n'),
-      tags: [route.tag],
-      ...(route.kind === 'public' && { security: [] }),
-      ...(route.kind === 'authenticated' && { 'x-permission': route.permission }),
-      parameters: parameters(route, components),
-      ...(body && { requestBody: body }),
-      responses: responses(route, components),
-    };
-  }
+  for (const route of routes) (paths[openApiPath(route.path)] ??= {})[route.method] = operationOf(route, components);
+  for (const stream of streams) (paths[openApiPath(stream.path)] ??= {}).get = streamOperationOf(stream, components);
   const webhooks = webhookEntries(components);
   assertOperationIds([...Object.values(paths), ...Object.values(webhooks)]);
   return {

@@ -1,6 +1,7 @@
 import Joi from 'joi';
 import { EVENT_TYPES, sampleEvents, type EventType } from '@worktrack/events';
 import { out } from '../http/record-fields';
+import { actorSchema } from '../modules/events/actor-schema';
 import { commentRecordSchema } from '../modules/comments/comment-record';
 import { fileRecordSchema } from '../modules/files/file-record';
 import { memberRecordSchema } from '../modules/members/member-record';
@@ -40,6 +41,7 @@ function deliveryBody(type: EventType): Joi.ObjectSchema {
     timestamp: out.timestamp().description('When the event happened; orders deliveries, which can arrive in any order'),
     webhookId: out.id('whk'),
     deliveryId: out.id('dlv').description('Stable across retries and redeliveries: deduplicate on it'),
+    actor: actorSchema,
     data: DATA[type].required(),
     organization: Joi.object({ id: out.id('org'), name: Joi.string().required() }).required(),
     test: Joi.boolean().valid(true).description('Present on sample deliveries of POST /webhooks/{id}/test'),
@@ -61,6 +63,7 @@ export const sampleDeliveryBody = (type: EventType) => ({
   timestamp: '2026-01-01T00:00:00.000Z',
   webhookId: 'whk_sample',
   deliveryId: 'dlv_sample',
+  actor: { type: 'user', userId: 'usr_sample', apiKeyId: 'key_sample' },
   data: sampleEvents[type].data,
   organization: { id: 'org_sample', name: 'Acme' },
 });

@@ -51,6 +51,7 @@ export function dispatchHandler(deps: Pick<WorkerDeps, 'sql'>, onFannedOut: () =
           occurredAt: event.createdAt,
           webhookId,
           deliveryId: id,
+          actor: event.actor,
           data: event.data,
           organization: { id: event.organizationId, name: event.organizationName },
         });

@@ -6,7 +6,9 @@ import { listMembers } from '../../modules/members/list-members';
 import { listProjects } from '../../modules/projects/list-projects';
 import { createTask } from '../../modules/tasks/create-task';
 import { getTask } from '../../modules/tasks/get-task';
+import { listTaskActivity } from '../../modules/tasks/list-task-activity';
 import { listTasks } from '../../modules/tasks/list-tasks';
+import type { ActivityRecord } from '../../modules/tasks/activity-record';
 import { updateTask } from '../../modules/tasks/update-task';
 import { callerOf } from '../context';
 import { formOf, optional, orNull, queryOf, text, utcTimestamp, type Form } from '../form';
@@ -30,6 +32,7 @@ import {
 } from '../views/components';
 import { useCan, usePage } from '../views/page-context';
 import { renderPage } from '../views/render';
+import { TaskTimeline } from '../views/task-timeline';
 
 const PATH = '/dashboard/tasks';
 const FILTERS = ['projectId', 'status', 'priority', 'assigneeId', 'offset'] as const;
@@ -181,7 +184,15 @@ function TasksBody(props: { tasks: Envelope<TaskRecord>; choices: Choices; filte
   );
 }
 
-function TaskBody({ task, choices, values, problem }: { task: TaskRecord; choices: Choices; values: Form; problem?: Problem | undefined }) {
+interface TaskPageProps {
+  task: TaskRecord;
+  activity: Envelope<ActivityRecord>;
+  choices: Choices;
+  values: Form;
+  problem?: Problem | undefined;
+}
+
+function TaskBody({ task, activity, choices, values, problem }: TaskPageProps) {
   const can = useCan();
   const project = choices.projects.find((p) => p.id === task.projectId);
   return (
@@ -212,6 +223,7 @@ function TaskBody({ task, choices, values, problem }: { task: TaskRecord; choice
           <button type="submit">Save</button>
         </PostForm>
       )}
+      <TaskTimeline entries={activity.data} members={choices.members} more={activity.pagination.hasMore} />
     </>
   );
 }
@@ -250,7 +262,11 @@ export function taskPages(router: Router, { deps, assets }: DashboardApp): void 
 
   async function showTask(req: Request, res: Response, extra: { status?: number; values?: Form; problem?: Problem } = {}) {
     const caller = callerOf(req, res, deps);
-    const [task, choices] = await Promise.all([callOperation(getTask, caller, { params: req.params }), choicesFor(caller)]);
+    const [task, activity, choices] = await Promise.all([
+      callOperation(getTask, caller, { params: req.params }),
+      callOperation(listTaskActivity, caller, { params: req.params, query: { limit: 100 } }),
+      choicesFor(caller),
+    ]);
     const values = extra.values ?? {
       title: task.title,
       description: task.description ?? '',
@@ -263,7 +279,7 @@ export function taskPages(router: Router, { deps, assets }: DashboardApp): void 
       title: task.title,
       section: 'tasks',
       status: extra.status ?? 200,
-      body: <TaskBody task={task} choices={choices} values={values} problem={extra.problem} />,
+      body: <TaskBody task={task} activity={activity} choices={choices} values={values} problem={extra.problem} />,
     });
   }
 

@@ -1,17 +1,25 @@
 import Joi from 'joi';
 import type { OutboxEvent } from '@worktrack/db';
-import { EVENT_TYPES } from '@worktrack/events';
+import { EVENT_TYPES, type Actor } from '@worktrack/events';
 import { out } from '../../http/record-fields';
+import { actorSchema } from './actor-schema';
 
 export interface EventRecord {
   id: string;
   type: string;
   createdAt: string;
+  actor: Actor;
   data: Record<string, unknown>;
 }
 
-export function toEventRecord(event: OutboxEvent): EventRecord {
-  return { id: event.id, type: event.type, createdAt: event.createdAt.toISOString(), data: event.data as Record<string, unknown> };
+export function toEventRecord(event: Pick<OutboxEvent, 'id' | 'type' | 'createdAt' | 'actor' | 'data'>): EventRecord {
+  return {
+    id: event.id,
+    type: event.type,
+    createdAt: event.createdAt.toISOString(),
+    actor: event.actor as Actor,
+    data: event.data as Record<string, unknown>,
+  };
 }
 
 export const eventRecordSchema = Joi.object<EventRecord, true>({
@@ -20,5 +28,6 @@ export const eventRecordSchema = Joi.object<EventRecord, true>({
     .valid(...EVENT_TYPES)
     .required(),
   createdAt: out.timestamp(),
+  actor: actorSchema,
   data: Joi.object().unknown().required().description('The record as the API returns it, as in the webhook delivery body'),
 }).id('EventRecord');

@@ -1,4 +1,5 @@
 import { getEvent } from './get-event';
 import { listEvents } from './list-events';
+import { readFeed } from './read-feed';
 
-export const eventRoutes = [listEvents, getEvent];
+export const eventRoutes = [listEvents, readFeed, getEvent];

@@ -35,6 +35,7 @@ export async function recoverDeliveries(data: TenantData, tenant: Tenant, { webh
           occurredAt: event.createdAt,
           webhookId: webhook.id,
           deliveryId: id,
+          actor: event.actor,
           data: event.data,
           organization: { id: tenant.organizationId, name: tenant.organizationName },
         });

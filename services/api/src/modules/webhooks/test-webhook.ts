@@ -30,6 +30,7 @@ export const testWebhook = defineRoute({
       occurredAt: new Date(),
       webhookId: webhook.id,
       deliveryId: id,
+      actor: tenant.actor,
       data: sampleEvents[eventType].data,
       organization: { id: tenant.organizationId, name: tenant.organizationName },
       test: true,

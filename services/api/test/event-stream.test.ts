@@ -1,0 +1,172 @@
+import { once } from 'node:events';
+import type { AddressInfo } from 'node:net';
+import type { Server } from 'node:http';
+import { randomUUID } from 'node:crypto';
+import { as, createHarness, createOrg, keyWith, type Harness, type TestOrg } from '@test-support/api-harness';
+import { openStream, type OpenedStream } from '@test-support/sse';
+import { waitFor } from '@test-support/wait-for';
+import { createClient } from '../../../packages/sdk/src/index';
+import { createApiServer } from '../src/server';
+import { hashApiKey } from '../src/http/auth';
+
+/** Two replicas of the API: their own processes' state (tails, key caches), the same Postgres and Redis. */
+let replicas: { h: Harness; server: Server; url: string }[];
+let org: TestOrg;
+const opened: OpenedStream[] = [];
+
+beforeAll(async () => {
+  const prefix = `wt-test-${randomUUID().slice(0, 8)}`;
+  const cursorSecret = randomUUID();
+  replicas = await Promise.all(
+    [0, 1].map(async () => {
+      // The replicas share their cursor secret, as CURSOR_SECRET says they must.
+      const h = createHarness({ REDIS_PREFIX: prefix, CURSOR_SECRET: cursorSecret });
+      const server = createApiServer(h.app).listen(0, '127.0.0.1');
+      await once(server, 'listening');
+      return { h, server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
+    }),
+  );
+  await Promise.all(replicas.map(({ h }) => h.deps.keyRevocations.listening));
+  org = await createOrg(replicas[0]!.h.db);
+});
+afterEach(() => {
+  for (const stream of opened.splice(0)) stream.close();
+});
+afterAll(async () => {
+  for (const { h, server } of replicas) {
+    h.deps.streams.closeAll();
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+    await h.close();
+  }
+});
+
+const [writer, reader] = [() => replicas[0]!, () => replicas[1]!];
+
+async function stream(path = '/v1/events/stream', key = org.liveKey, headers: Record<string, string> = {}, replica = reader()) {
+  const s = await openStream(`${replica.url}${path}`, key, headers);
+  opened.push(s);
+  return s;
+}
+
+const createProject = async (name: string) => {
+  const res = await as(writer().h.app, org.liveKey).post('/v1/projects', { name });
+  expect(res.status).toBe(201);
+  return res.body.id as string;
+};
+
+describe('GET /v1/events/stream', () => {
+  it('brings events committed through another replica, with the actor and a resumable id, within a second', async () => {
+    const s = await stream();
+    expect(s.status).toBe(200);
+    const projectId = await createProject('Live');
+    const committed = Date.now();
+    const message = await waitFor(async () => s.messages.find((m) => (m.data.data as { id: string }).id === projectId));
+    expect(message.receivedAt - committed).toBeLessThan(1000);
+    expect(message.event).toBe('project.created');
+    expect(message.data).toMatchObject({
+      event: 'project.created',
+      actor: { type: 'user', userId: org.user.id },
+      organization: { id: org.organization.id },
+      id: expect.stringMatching(/^evt_/),
+    });
+    // Its id is a feed cursor: the feed from it has nothing of this event again.
+    const feed = await as(writer().h.app, org.liveKey).get(`/v1/events/feed?after=${encodeURIComponent(message.id)}`);
+    expect(feed.body.data.map((e: { id: string }) => e.id)).not.toContain(message.data.id);
+  });
+
+  it('resumes with Last-Event-ID with no gap and no duplicate', async () => {
+    const first = await stream();
+    const ids: string[] = [];
+    for (let i = 0; i < 3; i++) ids.push(await createProject(`Before ${i}`));
+    await waitFor(async () => (first.messages.length >= 3 ? true : undefined));
+    const lastSeen = first.messages[1]!;
+    first.close();
+    for (let i = 0; i < 3; i++) ids.push(await createProject(`While away ${i}`));
+
+    const resumed = await stream('/v1/events/stream', org.liveKey, { 'Last-Event-ID': lastSeen.id }, writer());
+    const received = await waitFor(async () => {
+      const all = [...first.messages.slice(0, 2), ...resumed.messages].map((m) => (m.data.data as { id: string }).id);
+      return all.length >= ids.length ? all : undefined;
+    });
+    expect(received).toEqual(ids);
+  });
+
+  it('sends only the types and projects asked for', async () => {
+    const projectId = await createProject('Filtered');
+    const other = await createProject('Other');
+    const s = await stream(`/v1/events/stream?types=task.created&projectIds=${projectId}`);
+    for (const id of [other, projectId]) expect((await as(writer().h.app, org.liveKey).post('/v1/tasks', { projectId: id, title: 'T' })).status).toBe(201);
+    await as(writer().h.app, org.liveKey).patch(`/v1/projects/${projectId}`, { name: 'Renamed' });
+    const marker = await as(writer().h.app, org.liveKey).post('/v1/tasks', { projectId, title: 'Last' });
+    await waitFor(async () => (s.messages.some((m) => (m.data.data as { id: string }).id === marker.body.id) ? true : undefined));
+    expect(s.messages.map((m) => [m.event, (m.data.data as { projectId: string }).projectId])).toEqual([
+      ['task.created', projectId],
+      ['task.created', projectId],
+    ]);
+  });
+
+  it('refuses a sixth stream of one key (429) and a bad cursor (400)', async () => {
+    const key = await keyWith(writer().h.db, org, ['events:read']);
+    const five = await Promise.all([0, 1, 2, 3, 4].map((i) => stream('/v1/events/stream', key, {}, replicas[i % 2]!)));
+    expect(five.map((s) => s.status)).toEqual([200, 200, 200, 200, 200]);
+    const sixth = await stream('/v1/events/stream', key);
+    expect(sixth.status).toBe(429);
+    expect(sixth.body).toMatchObject({ error: { code: 'rate_limited' } });
+    five[0]!.close();
+    const again = await waitFor(async () => {
+      const s = await stream('/v1/events/stream', key);
+      return s.status === 200 ? s : undefined;
+    });
+    expect(again.status).toBe(200);
+    const bad = await stream('/v1/events/stream', org.liveKey, { 'Last-Event-ID': 'nope' });
+    expect(bad).toMatchObject({ status: 400, body: { error: { code: 'invalid_request', param: 'Last-Event-ID' } } });
+  });
+
+  it("closes a revoked key's streams on every replica within 5 s", async () => {
+    const key = await keyWith(writer().h.db, org, ['events:read']);
+    const [here, there] = [await stream('/v1/events/stream', key, {}, writer()), await stream('/v1/events/stream', key, {}, reader())];
+    const keyId = (await writer().h.db.apiKey.findFirstOrThrow({ where: { hash: hashApiKey(key) } })).id;
+    const revoked = Date.now();
+    expect((await as(writer().h.app, org.liveKey).delete(`/v1/api-keys/${keyId}`)).status).toBe(204);
+    await Promise.all([here.ended, there.ended]);
+    expect(Date.now() - revoked).toBeLessThan(5000);
+  });
+
+  it('ends every stream at shutdown, and the client resumes elsewhere from its last id', async () => {
+    const s = await stream('/v1/events/stream', org.liveKey, {}, reader());
+    const first = await createProject('Before shutdown');
+    await waitFor(async () => (s.messages.length > 0 ? true : undefined));
+    reader().h.deps.streams.closeAll();
+    await s.ended;
+    const second = await createProject('After shutdown');
+    const resumed = await stream('/v1/events/stream', org.liveKey, { 'Last-Event-ID': s.messages.at(-1)!.id }, writer());
+    await waitFor(async () => (resumed.messages.length > 0 ? true : undefined));
+    expect([...s.messages, ...resumed.messages].map((m) => (m.data.data as { id: string }).id)).toEqual([first, second]);
+  });
+
+  it("the SDK's stream reconnects by itself when a replica ends it, missing nothing; its feed walks the same events", async () => {
+    const client = createClient({ baseUrl: reader().url, apiKey: org.liveKey });
+    const start = (await as(writer().h.app, org.liveKey).get('/v1/events/feed?limit=1000')).body.next as string;
+    const abort = new AbortController();
+    const received: string[] = [];
+    const reading = (async () => {
+      for await (const event of client.events.stream({ after: start, types: ['project.created'], signal: abort.signal, reconnectDelayMs: 50 })) {
+        received.push((event.data as { id: string }).id);
+        expect(event.actor).toMatchObject({ type: 'user', userId: org.user.id });
+        if (received.length === 4) abort.abort();
+      }
+    })();
+    const ids = [await createProject('SDK 1'), await createProject('SDK 2')];
+    await waitFor(async () => (received.length >= 2 ? true : undefined));
+    reader().h.deps.streams.closeAll();
+    ids.push(await createProject('SDK 3'), await createProject('SDK 4'));
+    await reading;
+    expect(received).toEqual(ids);
+
+    const walked: string[] = [];
+    for await (const page of client.events.feed({ after: start }))
+      walked.push(...page.data.filter((e) => e.type === 'project.created').map((e) => (e.data as { id: string }).id));
+    expect(walked).toEqual(ids);
+  });
+});
