@@ -8,6 +8,8 @@ export { PROJECT_SORT_KEYS, type ProjectSortField } from './data/projects';
 export type { DeliveryLogFilters, MissedEvent } from './data/deliveries';
 export type { DisabledWebhook } from './data/webhooks';
 export type { EventToRecord } from './data/events';
+export type { References } from './data/references';
+export type { NewTask } from './data/tasks';
 export type { InvitationPreview, KeyRow, NewApiKey as ApiKeyRow, SessionRow } from './data/sign-in';
 export {
   claimDueDeliveries,

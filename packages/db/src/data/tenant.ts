@@ -8,6 +8,7 @@ import { events } from './events';
 import { files } from './files';
 import { apiKeys, invitations, members } from './members';
 import { projects } from './projects';
+import { references } from './references';
 import { tasks } from './tasks';
 import { webhooks } from './webhooks';
 import { dashboardLinks, insertSession, type NewSession } from './sign-in';
@@ -15,6 +16,7 @@ import { dashboardLinks, insertSession, type NewSession } from './sign-in';
 const TABLES = {
   tasks,
   projects,
+  references,
   comments,
   files,
   events,

@@ -129,18 +129,21 @@ function hasBody(headers: Record<string, string | string[] | undefined>): boolea
 }
 
 /**
- * Parses JSON bodies and refuses any other media type on writes; multipart is left to the
- * routes that accept uploads. A write without a body is read as `{}`.
+ * The one decision on a request's media type: a route that declares a multipart body takes
+ * multipart/form-data alone (its pipeline reads it), any other a JSON body; anything else is 415.
+ * A request without a body is read as `{}` (a multipart route then finds no file part: 400).
  */
-export const jsonBody: RequestHandler = (req, res, next) => {
-  if (!hasBody(req.headers)) {
-    req.body = {};
-    return next();
-  }
-  if (req.is('multipart/form-data')) return next();
-  // Only what express.json parses: an application/*+json body would be left unread, as if empty.
-  if (!req.is('application/json')) {
-    return next(new ApiError('unsupported_media_type', 'Request bodies must be application/json'));
-  }
-  parseJson(req, res, next);
-};
+export function readBody(route: { multipart?: unknown }): RequestHandler {
+  return (req, res, next) => {
+    if (!hasBody(req.headers)) {
+      req.body = {};
+      return next();
+    }
+    if (route.multipart) {
+      return next(req.is('multipart/form-data') ? undefined : new ApiError('unsupported_media_type', 'This endpoint takes multipart/form-data'));
+    }
+    // Only what express.json parses: an application/*+json body would be left unread, as if empty.
+    if (!req.is('application/json')) return next(new ApiError('unsupported_media_type', 'Request bodies must be application/json'));
+    parseJson(req, res, next);
+  };
+}

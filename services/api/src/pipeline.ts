@@ -1,0 +1,142 @@
+import Joi from 'joi';
+import type { TenantData, TenantTx } from '@worktrack/db';
+import type { Tenant } from './http/auth';
+import { assertIfMatch, etagOf } from './http/conditional';
+import { forbidden, invalid } from './http/errors';
+import type { Permission } from './http/permissions';
+import type { Actor, AuthenticatedRoute, Caller, ReceivedUpload, Resource } from './http/route';
+
+import { validate } from './http/validation';
+import { assertWriteRules, type Named } from './write-rules';
+
+/** An operation's input as its caller gives it, not yet validated. */
+export interface OperationRequest {
+  params?: object;
+  query?: object;
+  body?: unknown;
+  /** The If-Match of a write to a locked record (HTTP only). */
+  ifMatch?: string | undefined;
+}
+
+/** An operation whose caller may perform it and whose input is valid, ready to run (once). */
+export interface PreparedOperation<P, Q, B, Res> {
+  params: P;
+  query: Q;
+  body: B;
+  /** What it names that the write rules check (a bulk request checks all its items' at once). */
+  named: Named | undefined;
+  /** Runs it: commits its change and events through `commit` (by default its tenant's own transaction). */
+  run(commit?: TenantData['commitWithEvents']): Promise<Res>;
+  /** Once the caller is done with it: removes an upload that was not kept (the operation failed or never ran). */
+  settle(): Promise<void>;
+}
+
+const nothing = Joi.object({});
+
+export function assertPermission(tenant: Tenant, permission: Permission): void {
+  if (!tenant.permissions.has(permission)) {
+    throw forbidden(`This API key lacks the ${permission} permission, or its user's role does not allow it`);
+  }
+}
+
+export const actorOf = (caller: Caller): Actor => ({
+  via: caller.via,
+  userId: caller.tenant.userId,
+  keyId: caller.via === 'api' ? caller.tenant.keyId : null,
+});
+
+/** A request's path parameters, query and JSON body, validated against its route's declaration (400 naming the field). */
+export function validateInput<P, Q, B>(
+  route: { params?: Joi.ObjectSchema<P>; query?: Joi.ObjectSchema<Q>; body?: Joi.ObjectSchema<B> },
+  request: OperationRequest,
+): { params: P; query: Q; body: B } {
+  return {
+    params: validate(route.params ?? nothing, request.params ?? {}) as P,
+    query: validate(route.query ?? nothing, request.query ?? {}) as Q,
+    body: validate(route.body ?? nothing, request.body ?? {}) as B,
+  };
+}
+
+/** A multipart body: its file part received (streamed to the store), then the file's name and the text fields validated. */
+async function receiveMultipart(route: AuthenticatedRoute, caller: Caller): Promise<{ body: unknown; upload: ReceivedUpload }> {
+  const multipart = route.multipart!;
+  const upload = await multipart.receive(caller);
+  try {
+    if (!upload.file) throw invalid(multipart.file, `Missing required field: ${multipart.file}`);
+    validate(multipart.fileName, { [multipart.file]: upload.file.originalname });
+    return { body: validate(multipart.fields, upload.fields ?? {}), upload };
+  } catch (err) {
+    await upload.discard();
+    throw err;
+  }
+}
+
+/**
+ * The one path of every operation, whoever calls it (an API request, a dashboard form, a bulk
+ * item): the permission checked once, then the path, query and body validated against the route's
+ * declaration (400 naming the field), then the write rules on what the body names (400 naming the
+ * field); the result runs the operation with the caller known to it.
+ * The media type was decided before, where the body was read (`readBody`).
+ */
+export async function prepareOperation<P, Q, B, R, Res>(
+  route: AuthenticatedRoute<P, Q, B, R, Res>,
+  caller: Caller,
+  request: OperationRequest = {},
+  options: { rules?: 'checked by the caller' } = {},
+): Promise<PreparedOperation<P, Q, B, Res>> {
+  assertPermission(caller.tenant, route.permission);
+  const { params, query, body: json } = validateInput(route, request);
+  const { body, upload } = route.multipart ? await receiveMultipart(route as AuthenticatedRoute, caller) : { body: json, upload: undefined };
+  const named = route.references?.(body as B);
+  if (named && options.rules !== 'checked by the caller') {
+    await assertWriteRules(caller.deps.data(caller.tenant), named).catch(async (err: unknown) => {
+      await upload?.discard();
+      throw err;
+    });
+  }
+  let kept = false;
+  return {
+    named,
+    params,
+    query,
+    body: body as B,
+    async run(commit) {
+      const data = caller.deps.data(caller.tenant);
+      const idOf = (resource: Resource<R>) => (params as Record<string, string>)[resource.param]!;
+      const resource = route.resource ? await route.resource.load(data, idOf(route.resource)) : (undefined as R);
+      const lock = async (tx: TenantTx): Promise<R> => {
+        if (!route.locks) throw new Error(`${route.method} ${route.path} locks no resource`);
+        const locked = typeof route.locks === 'function' ? route.locks(params) : route.locks;
+        const row = await locked.lock(tx, idOf(locked));
+        assertIfMatch(request.ifMatch, etagOf(locked.toRecord(row)));
+        return row;
+      };
+      const result = await route.handler({
+        params,
+        query,
+        body: body as B,
+        resource,
+        lock,
+        commit: commit ?? data.commitWithEvents,
+        upload,
+        ...caller,
+        actor: actorOf(caller),
+      });
+      kept = true;
+      return result;
+    },
+    async settle() {
+      if (upload && !kept) await upload.discard();
+    },
+  };
+}
+
+/** Prepares and runs an operation: how the dashboard reads and changes anything, with the API's rules and errors. */
+export async function callOperation<P, Q, B, R, Res>(route: AuthenticatedRoute<P, Q, B, R, Res>, caller: Caller, request?: OperationRequest): Promise<Res> {
+  const operation = await prepareOperation(route, caller, request);
+  try {
+    return await operation.run();
+  } finally {
+    await operation.settle();
+  }
+}
