@@ -6,8 +6,67 @@ import { forbidden, invalid } from './http/errors';
 import type { Permission } from './http/permissions';
 import type { Actor, AuthenticatedRoute, Caller, ReceivedUpload, Resource } from './http/route';
 
-import { validate } from './http/validation';
 import { assertWriteRules, type Named } from './write-rules';
+
+function describe(detail: Joi.ValidationErrorItem, param: string): string {
+  switch (detail.type) {
+    case 'any.required':
+      return `Missing required field: ${param}`;
+    case 'object.unknown':
+      return `Unknown field: ${param}`;
+    default:
+      return detail.message;
+  }
+}
+
+/** NUL, which Postgres refuses in text and jsonb, and unpaired UTF-16 surrogates, which are not text at all. */
+const UNSTORABLE = /[\0\p{Cs}]/u;
+
+interface Node {
+  value: unknown;
+  key: string;
+  parent: Node | null;
+}
+
+const pathOf = (node: Node): string => {
+  const keys: string[] = [];
+  for (let n: Node | null = node; n?.parent; n = n.parent) keys.unshift(n.key);
+  return keys.join('.');
+};
+
+/**
+ * Refuses a string or key that cannot be stored, and a `__proto__` key (joi would drop it
+ * silently rather than call it unknown). Walks without recursion, so a deeply nested body
+ * cannot exhaust the stack.
+ */
+function assertStorable(value: unknown): void {
+  const pending: Node[] = [{ value, key: '', parent: null }];
+  for (let node = pending.pop(); node; node = pending.pop()) {
+    if (typeof node.value === 'string' && UNSTORABLE.test(node.value)) {
+      const param = pathOf(node);
+      throw invalid(param || null, `${param || 'The value'} contains a NUL character or an unpaired UTF-16 surrogate`);
+    }
+    if (typeof node.value !== 'object' || node.value === null) continue;
+    for (const [key, child] of Object.entries(node.value)) {
+      const entry = { value: child, key, parent: node };
+      if (key === '__proto__') throw invalid(pathOf(entry), `Unknown field: ${pathOf(entry)}`);
+      if (UNSTORABLE.test(key)) throw invalid(pathOf(node) || null, 'A field name contains a NUL character or an unpaired UTF-16 surrogate');
+      pending.push(entry);
+    }
+  }
+}
+
+/** Validates one part of a request; the first problem becomes a 400 naming the offending field. */
+export function validate<T>(schema: Joi.Schema<T>, value: unknown, options: Joi.ValidationOptions = {}): T {
+  assertStorable(value);
+  const result = schema.validate(value, { abortEarly: true, allowUnknown: false, errors: { wrap: { label: false } }, ...options });
+  if (result.error) {
+    const detail = result.error.details[0]!;
+    const param = detail.path.length > 0 ? detail.path.join('.') : null;
+    throw invalid(param, describe(detail, param ?? 'body'));
+  }
+  return result.value;
+}
 
 /** An operation's input as its caller gives it, not yet validated. */
 export interface OperationRequest {
@@ -33,13 +92,13 @@ export interface PreparedOperation<P, Q, B, Res> {
 
 const nothing = Joi.object({});
 
-export function assertPermission(tenant: Tenant, permission: Permission): void {
+function assertPermission(tenant: Tenant, permission: Permission): void {
   if (!tenant.permissions.has(permission)) {
     throw forbidden(`This API key lacks the ${permission} permission, or its user's role does not allow it`);
   }
 }
 
-export const actorOf = (caller: Caller): Actor => ({
+const actorOf = (caller: Caller): Actor => ({
   via: caller.via,
   userId: caller.tenant.userId,
   keyId: caller.via === 'api' ? caller.tenant.keyId : null,

@@ -1,5 +1,5 @@
 // The route table: which paths and methods exist (404, 405 before authentication), and each route mounted on its router.
-import type { Request, RequestHandler, Response, Router } from 'express';
+import express, { type Request, type RequestHandler, type Response, type Router } from 'express';
 import type { AppDeps } from '../deps';
 import { prepareOperation, validateInput } from '../pipeline';
 import { bearerKey, requireTenant } from './auth';
@@ -9,7 +9,6 @@ import { IdempotencyStore } from './idempotency';
 import { matchedRoute } from './observability';
 import { QuotaCharge, quotaStore } from './rate-limit';
 import { answersWithEtag, type PublicRouteInput, type RouteDefinition } from './route';
-import { readBody } from './validation';
 
 /** What the table needs of a route: its method and its Express path (`/tasks/:taskId`). */
 interface RouteLike {
@@ -43,7 +42,7 @@ const specificity = (path: string) =>
  * literal segment where the other has a parameter, leftmost first (`/members/invitations` before
  * `/members/:userId`), as OpenAPI matches concrete paths before templated ones. Stable otherwise.
  */
-export const bySpecificity = (a: { path: string }, b: { path: string }): number => {
+const bySpecificity = (a: { path: string }, b: { path: string }): number => {
   const [x, y] = [specificity(a.path), specificity(b.path)];
   return x < y ? -1 : x > y ? 1 : 0;
 };
@@ -102,6 +101,32 @@ export function routeGuard(table: RouteTable, { unknownPaths = 'not_found' }: { 
     res.setHeader('Allow', known.allow);
     if (req.method === 'OPTIONS') return void res.status(204).end();
     throw new ApiError('method_not_allowed', `${req.method} is not allowed on ${req.baseUrl}${known.path}; it allows ${known.allow}`);
+  };
+}
+
+const parseJson = express.json({ limit: '1mb' });
+
+function hasBody(headers: Record<string, string | string[] | undefined>): boolean {
+  return headers['transfer-encoding'] !== undefined || (headers['content-length'] !== undefined && headers['content-length'] !== '0');
+}
+
+/**
+ * The one decision on a request's media type: a route that declares a multipart body takes
+ * multipart/form-data alone (its pipeline reads it), any other a JSON body; anything else is 415.
+ * A request without a body is read as `{}` (a multipart route then finds no file part: 400).
+ */
+function readBody(route: { multipart?: unknown }): RequestHandler {
+  return (req, res, next) => {
+    if (!hasBody(req.headers)) {
+      req.body = {};
+      return next();
+    }
+    if (route.multipart) {
+      return next(req.is('multipart/form-data') ? undefined : new ApiError('unsupported_media_type', 'This endpoint takes multipart/form-data'));
+    }
+    // Only what express.json parses: an application/*+json body would be left unread, as if empty.
+    if (!req.is('application/json')) return next(new ApiError('unsupported_media_type', 'Request bodies must be application/json'));
+    parseJson(req, res, next);
   };
 }
 

@@ -8,7 +8,7 @@ import { toTaskRecord, taskRecordSchema } from './task-record';
 import { createTaskBody, type TaskInput } from './task-schemas';
 
 /** What a new task names that the write rules check: its project and its assignee. */
-export const namedBy = (body: TaskInput): Named => ({
+const namedBy = (body: TaskInput): Named => ({
   projectId: body.projectId,
   ...(body.assigneeId && { members: { ids: [body.assigneeId], param: 'assigneeId' } }),
 });
