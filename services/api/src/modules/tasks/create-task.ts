@@ -1,9 +1,8 @@
 import { newId, type NewTask, type TenantTx } from '@worktrack/db';
 import { events, type TaskRecord } from '@worktrack/events';
-import type { ApiError } from '../../http/errors';
 import type { Tenant } from '../../http/auth';
 import { defineRoute } from '../../http/route';
-import { refusalsOf, type Named } from '../../write-rules';
+import type { Named } from '../../write-rules';
 import { toTaskRecord, taskRecordSchema } from './task-record';
 import { createTaskBody, type TaskInput } from './task-schemas';
 
@@ -33,20 +32,13 @@ function newTask(body: TaskInput, tenant: Tenant): { task: NewTask; record: Task
 }
 
 /**
- * Many tasks at once, in the caller's transaction (a bulk request's creates): the same rules, read
- * for all of them at once, then one insert. Either every task's record, or the refusal of each
- * task that breaks a rule (nothing written).
+ * Many new tasks in one statement, in the caller's transaction, which records their events (a bulk
+ * request's creates, whose write rules were checked together beforehand).
  */
-export async function createTasks(
-  tx: TenantTx,
-  tenant: Tenant,
-  bodies: TaskInput[],
-): Promise<{ records: TaskRecord[]; refusals?: undefined } | { refusals: (ApiError | undefined)[] }> {
-  const refusals = await refusalsOf(tx, bodies.map(namedBy));
-  if (refusals.some(Boolean)) return { refusals };
+export async function insertTasks(tx: TenantTx, tenant: Tenant, bodies: TaskInput[]): Promise<TaskRecord[]> {
   const created = bodies.map((body) => newTask(body, tenant));
   await tx.tasks.insertMany(created.map(({ task }) => task));
-  return { records: created.map(({ record }) => record) };
+  return created.map(({ record }) => record);
 }
 
 /**
