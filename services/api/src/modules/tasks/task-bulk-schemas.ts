@@ -2,7 +2,7 @@ import Joi from 'joi';
 import type { TaskRecord } from '@worktrack/events';
 import { taskRecordSchema } from './task-record';
 
-export type BulkOp = 'create' | 'update' | 'delete';
+type BulkOp = 'create' | 'update' | 'delete';
 
 /** One item as the client sent it: its `data` is checked by its single operation's declaration, in the pipeline. */
 export interface BulkItem {
@@ -11,7 +11,7 @@ export interface BulkItem {
   data?: Record<string, unknown>;
 }
 
-export const MAX_BULK_OPERATIONS = 100;
+const MAX_BULK_OPERATIONS = 100;
 
 const item = Joi.object<BulkItem, true>({
   op: Joi.string().valid('create', 'update', 'delete').required().description('`create` takes `data`; `update` takes `id` and `data`; `delete` takes `id`'),
