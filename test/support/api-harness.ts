@@ -6,7 +6,7 @@ import type { Express } from 'express';
 import { createLogger, loadApiConfig, type Logger } from '@worktrack/config';
 import { newId, unscopedData, type Db, type SqlPool, type Mode, type Plan, type Role } from '@worktrack/db';
 import { composeApi } from '../../services/api/src/compose';
-import { KEY_CACHE_LIFETIME_MS } from '../../services/api/src/http/key-cache';
+import { KEY_CACHE_LIFETIME_MS } from '../../services/api/src/http/auth';
 import { Conformance } from './openapi-conformance';
 import { runDocument } from './run-document';
 import type { AppDeps } from '../../services/api/src/deps';

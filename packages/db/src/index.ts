@@ -10,6 +10,8 @@ export type { DeliveryLogFilters, MissedEvent } from './data/deliveries';
 export type { DisabledWebhook } from './data/webhooks';
 export type { EventToRecord } from './data/events';
 export type { FeedEvent, FeedFilter, FeedPosition } from './data/feed';
+export type { References } from './data/references';
+export type { NewTask } from './data/tasks';
 export type { InvitationPreview, KeyRow, NewApiKey as ApiKeyRow, SessionRow } from './data/sign-in';
 export {
   claimDueDeliveries,

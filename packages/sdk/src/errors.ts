@@ -14,6 +14,8 @@ export class WorktrackApiError extends Error {
   /** The offending field, when there is one. */
   readonly param: string | null;
   readonly requestId: string | null;
+  /** A bulk request's failing items, each named by its index (empty for any other error). */
+  readonly errors: NonNullable<ApiErrorBody['error']['errors']>;
   /** The body as received. */
   readonly body: unknown;
   readonly response: Response;
@@ -25,6 +27,7 @@ export class WorktrackApiError extends Error {
     this.code = error?.code ?? `http_${response.status}`;
     this.type = error?.type ?? 'api_error';
     this.param = error?.param ?? null;
+    this.errors = error?.errors ?? [];
     this.requestId = response.headers.get('x-request-id');
     this.body = body;
     this.response = response;

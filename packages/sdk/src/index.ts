@@ -2,6 +2,7 @@
  * `@worktrack/sdk`: a typed client of the worktrack API, generated from its OpenAPI document.
  * Browser-safe (fetch only); the webhook verifier is in `@worktrack/sdk/webhooks`.
  */
+export { bulkTasks, type BulkTaskOperation, type BulkTaskResult } from './bulk.js';
 export { createClient, IDEMPOTENCY_KEY_HEADER, type ClientOptions, type WorktrackClient } from './client.js';
 export { unwrap, WorktrackApiError, type FetchResult } from './errors.js';
 export type { Actor, EventRecord, EventsClient, FeedOptions, FeedPage, StreamedEvent, StreamOptions } from './events.js';

@@ -5,7 +5,7 @@ import type { Response as SupertestResponse } from 'supertest';
 import { runDocument } from '@test-support/run-document.js';
 import { Conformance } from '@test-support/openapi-conformance.js';
 import { createHarness, createOrg, type Harness, type TestOrg } from '@test-support/api-harness.js';
-import { createClient, unwrap, WorktrackApiError, type ClientOptions, type Task, type WorktrackClient } from '../src/index.js';
+import { bulkTasks, createClient, unwrap, WorktrackApiError, type ClientOptions, type Task, type WorktrackClient } from '../src/index.js';
 
 let h: Harness;
 let server: Server;
@@ -214,5 +214,34 @@ describe('the SDK against the running API', () => {
     expect(Number(response.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
     expect(waits).toEqual([]);
     expect(sent).toHaveLength(2);
+  });
+});
+
+describe('bulkTasks', () => {
+  it('applies typed operations and answers their results in item order, or throws naming every failing item', async () => {
+    const { sdk } = sdkFor(org.liveKey);
+    const project = await unwrap(sdk.POST('/v1/projects', { body: { name: 'Bulk from the SDK' } }));
+    const [created, second] = await bulkTasks(sdk, [
+      { op: 'create', data: { title: 'One', projectId: project.id } },
+      { op: 'create', data: { title: 'Two', projectId: project.id, priority: 'high' } },
+    ]);
+    expect([created?.task?.title, second?.task?.priority]).toEqual(['One', 'high']);
+
+    const results = await bulkTasks(sdk, [
+      { op: 'update', id: created!.id, data: { status: 'done' } },
+      { op: 'delete', id: second!.id },
+    ]);
+    expect(results.map((r) => [r.op, r.id, r.task?.status ?? null])).toEqual([
+      ['update', created!.id, 'done'],
+      ['delete', second!.id, null],
+    ]);
+
+    const failed = await bulkTasks(sdk, [
+      { op: 'delete', id: created!.id },
+      { op: 'update', id: second!.id, data: { title: 'Gone' } },
+    ]).catch((err: unknown) => err);
+    expect(failed).toBeInstanceOf(WorktrackApiError);
+    expect((failed as WorktrackApiError).errors).toEqual([{ index: 1, code: 'not_found', param: 'id', message: 'No such task' }]);
+    expect((await unwrap(sdk.GET('/v1/tasks/{taskId}', { params: { path: { taskId: created!.id } } }))).status).toBe('done');
   });
 });

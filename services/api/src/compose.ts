@@ -10,7 +10,7 @@ import { createObjectStore } from '@worktrack/storage';
 import { createApp } from './app';
 import type { AppDeps } from './deps';
 import type { ResolvedKey } from './http/auth';
-import { KEY_CACHE_LIFETIME_MS, KeyCache } from './http/key-cache';
+import { KEY_CACHE_LIFETIME_MS, KeyCache } from './http/auth';
 import { KeyRevocations } from './http/key-revocations';
 import { EventStreams, type EventStreamsOptions } from './modules/events/stream/event-streams';
 import { createApiServer } from './server';

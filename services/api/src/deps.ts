@@ -6,7 +6,7 @@ import type { Mailer } from '@worktrack/mail';
 import type { Registry } from '@worktrack/metrics';
 import type { ObjectStore } from '@worktrack/storage';
 import type { ResolvedKey } from './http/auth';
-import type { KeyCache } from './http/key-cache';
+import type { KeyCache } from './http/auth';
 import type { KeyRevocations } from './http/key-revocations';
 import type { EventStreams } from './modules/events/stream/event-streams';
 

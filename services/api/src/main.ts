@@ -1,5 +1,5 @@
 import './tracing';
-import { createLogger, DERIVED_SECRETS_KEY_WARNING, exitOnStartupError, loadApiConfig, loadDotEnv, onShutdown } from '@worktrack/config';
+import { createLogger, DERIVED_SECRETS_KEY_WARNING, exitOnStartupError, loadApiConfig, onShutdown } from '@worktrack/config';
 import { checkDatabase } from '@worktrack/db';
 import { stopTracing } from '@worktrack/telemetry';
 import { startApi } from './compose';

@@ -1,4 +1,4 @@
-import { KeyCache, type CachedKey } from '../src/http/key-cache';
+import { KeyCache, type CachedKey } from '../src/http/auth';
 
 const LIFETIME_MS = 1_000;
 

@@ -1,5 +1,5 @@
 import './tracing';
-import { createLogger, DERIVED_SECRETS_KEY_WARNING, exitOnStartupError, loadDotEnv, loadWorkerConfig, onShutdown } from '@worktrack/config';
+import { createLogger, DERIVED_SECRETS_KEY_WARNING, exitOnStartupError, loadWorkerConfig, onShutdown } from '@worktrack/config';
 import { checkDatabase } from '@worktrack/db';
 import { stopTracing } from '@worktrack/telemetry';
 import { startWorker } from './compose';

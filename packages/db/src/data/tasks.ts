@@ -104,43 +104,30 @@ export interface OutboxInsert {
   actor: object;
 }
 
-// The project and assignee checks, the task and its outbox row (its project the task's), in one statement: both rows commit
-// or neither does, and the answer says which check refused (so no second query names the field).
-// Prepared once per connection, so Postgres plans it once.
+// The task and its outbox row (its project the task's) in one statement: both rows commit or neither
+// does. Prepared once per connection, so Postgres plans it once. The rules of a new task (its project
+// open, its assignee a member) are the API's (modules/write-rules.ts), checked before.
 const INSERT_TASK_WITH_EVENT = {
   name: 'tasks.insert-with-event',
   text: `
-    WITH project AS (
-      SELECT archived FROM "Project" WHERE id = $3 AND "organizationId" = $1 AND mode = $2::"Mode"
-    ), assignee AS (
-      SELECT $9::text IS NULL OR EXISTS (SELECT 1 FROM "Membership" WHERE "organizationId" = $1 AND "userId" = $9) AS member
-    ), task AS (
+    WITH task AS (
       INSERT INTO "Task" (id, "organizationId", mode, "projectId", title, description, status, priority,
                           "assigneeId", "creatorId", "dueDate", "customFields", "createdAt", "updatedAt")
-      SELECT $4, $1, $2::"Mode", $3, $5, $6, $7::"TaskStatus", $8::"Priority", $9, $10, $11::timestamptz, $12::jsonb, $13::timestamptz, $14::timestamptz
-      FROM project, assignee WHERE NOT project.archived AND assignee.member
+      VALUES ($4, $1, $2::"Mode", $3, $5, $6, $7::"TaskStatus", $8::"Priority", $9, $10, $11::timestamptz, $12::jsonb, $13::timestamptz, $14::timestamptz)
       RETURNING id
-    ), event AS (
-      INSERT INTO "OutboxEvent" (id, "organizationId", mode, type, data, "projectId", "createdAt", traceparent, actor)
-      SELECT $15, $1, $2::"Mode", $16, $17::jsonb, $3, $13::timestamptz, $18, $19::jsonb
-      FROM task
-      RETURNING "dispatchedAt" IS NULL AS awaited
     )
-    SELECT (SELECT archived FROM project) AS archived, (SELECT member FROM assignee) AS member, (SELECT awaited FROM event) AS awaited`,
+    INSERT INTO "OutboxEvent" (id, "organizationId", mode, type, data, "projectId", "createdAt", traceparent, actor)
+    SELECT $15, $1, $2::"Mode", $16, $17::jsonb, $3, $13::timestamptz, $18, $19::jsonb
+    FROM task
+    RETURNING "dispatchedAt" IS NULL AS awaited`,
 };
 
-/** What the insert did: the task written (and whether a subscription awaits its event), or the check that refused it. */
-export type TaskInsertOutcome =
-  | { inserted: true; awaited: boolean }
-  | { inserted: false; refused: 'project_missing' | 'project_archived' | 'assignee_not_member' };
-
 /**
- * Inserts the task and its event's outbox row, provided the project is the task's tenant's and not
- * archived, and the assignee (if any) a member of its organization. `awaited` says whether a
- * subscription awaits the event (else it was written dispatched).
+ * Inserts the task and its event's outbox row; whether a subscription awaits the event (else it was
+ * written dispatched).
  */
-export async function insertTaskWithEvent(pool: SqlPool, task: Task, event: OutboxInsert): Promise<TaskInsertOutcome> {
-  const { rows } = await pool.query<{ archived: boolean | null; member: boolean; awaited: boolean | null }>({
+export async function insertTaskWithEvent(pool: SqlPool, task: Task, event: OutboxInsert): Promise<{ awaited: boolean }> {
+  const { rows } = await pool.query<{ awaited: boolean }>({
     ...INSERT_TASK_WITH_EVENT,
     values: [
       task.organizationId,
@@ -164,11 +151,11 @@ export async function insertTaskWithEvent(pool: SqlPool, task: Task, event: Outb
       JSON.stringify(event.actor),
     ],
   });
-  const { archived, member, awaited } = rows[0]!;
-  if (awaited !== null) return { inserted: true, awaited };
-  if (archived === null) return { inserted: false, refused: 'project_missing' };
-  return { inserted: false, refused: archived ? 'project_archived' : member ? 'project_missing' : 'assignee_not_member' };
+  return rows[0]!;
 }
+
+/** A task as the API builds it: the tenant adds its scope. */
+export type NewTask = Omit<Task, 'organizationId' | 'mode'>;
 
 /** The tenant's tasks. */
 export function tasks({ conn, pool, scope, actor }: TenantConn) {
@@ -179,15 +166,17 @@ export function tasks({ conn, pool, scope, actor }: TenantConn) {
     remove: (id: string) => conn.task.delete({ where: { id, ...scope } }),
 
     /**
-     * The task and its event's outbox row in one prepared statement, provided its project is the
-     * tenant's and open and its assignee a member (the busiest write). `awaited` says whether a
-     * subscription awaits the event.
+     * A task and its event's outbox row in one prepared statement on the pool, outside any
+     * transaction (the busiest write); the event ids a subscription awaits.
      */
-    insertWithEvent: async (task: Omit<Task, 'organizationId' | 'mode'>, event: EventToRecord) => {
+    insertWithEvent: async (task: NewTask, event: EventToRecord) => {
       const eventId = newId('event');
-      const outcome = await insertTaskWithEvent(pool, { ...task, ...scope }, { id: eventId, ...scope, ...event, actor });
-      return outcome.inserted ? { inserted: true as const, awaitedEventIds: outcome.awaited ? [eventId] : [] } : outcome;
+      const { awaited } = await insertTaskWithEvent(pool, { ...task, ...scope }, { id: eventId, ...scope, ...event, actor });
+      return { awaitedEventIds: awaited ? [eventId] : [] };
     },
+    /** Tasks in one statement, within a transaction whose events the caller records (a bulk request's). */
+    insertMany: (tasks: NewTask[]) =>
+      conn.task.createMany({ data: tasks.map((task) => ({ ...task, ...scope, customFields: task.customFields as Prisma.InputJsonObject })) }),
 
     /**
      * The tasks that pass the filters, a page at a time, and their exact number: a sum over the few

@@ -11,6 +11,7 @@ import { feed } from './feed';
 import { files } from './files';
 import { apiKeys, invitations, members } from './members';
 import { projects } from './projects';
+import { references } from './references';
 import { tasks } from './tasks';
 import { webhooks } from './webhooks';
 import { dashboardLinks, insertSession, type NewSession } from './sign-in';
@@ -19,6 +20,7 @@ const TABLES = {
   tasks,
   taskActivity,
   projects,
+  references,
   comments,
   files,
   events,

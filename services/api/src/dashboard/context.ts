@@ -2,7 +2,7 @@ import type { Request, Response } from 'express';
 import type { AppDeps } from '../deps';
 import type { Tenant } from '../http/auth';
 import type { DisabledWebhook } from '@worktrack/db';
-import type { Caller } from './operation';
+import type { Caller } from '../http/route';
 import type { DashboardSession } from './session';
 
 /** What an action leaves for the page it redirects to (flash.ts), shown once: a value to copy, or a row's problem. */
@@ -36,5 +36,5 @@ export function requireDashboard(req: Request): DashboardContext {
 
 /** The caller of API operations for this request. */
 export function callerOf(req: Request, res: Response, deps: AppDeps): Caller {
-  return { tenant: requireDashboard(req).tenant, deps, req, res };
+  return { tenant: requireDashboard(req).tenant, via: 'dashboard', deps, req, res };
 }

@@ -11,7 +11,7 @@ export interface Problem {
 /** A hint to whoever runs the service (`; set WEBHOOK_ALLOWED_HOSTS to ...`): not the person's to act on. */
 const OPERATOR_HINT = /; set [A-Z][A-Z0-9_]+ [^;]*/g;
 
-/** The refusal of an operation the role does not allow at all (route.ts's assertPermission), which names the permission. */
+/** The refusal of an operation the role does not allow at all (the pipeline's assertPermission), which names the permission. */
 const lacksPermission = (message: string, status: number) => status === 403 && /\b[a-z_]+:(read|write)\b/.test(message);
 
 /**

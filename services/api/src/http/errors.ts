@@ -47,6 +47,14 @@ export const errorStatus = (code: ErrorCode): number => CODES[code].status;
 export const ERROR_CODES = Object.keys(CODES) as ErrorCode[];
 export const ERROR_TYPES = [...new Set(Object.values(CODES).map(({ type }) => type))];
 
+/** One failing item of a bulk request (docs/decisions.md#bulk-task-operations). */
+export interface ItemError {
+  index: number;
+  code: ErrorCode;
+  param: string | null;
+  message: string;
+}
+
 /** The one error class: only the error middleware turns it into a response. */
 export class ApiError extends Error {
   readonly status: number;
@@ -56,6 +64,8 @@ export class ApiError extends Error {
     readonly code: ErrorCode,
     message: string,
     readonly param: string | null = null,
+    /** A bulk request's failing items, every one. */
+    readonly errors?: ItemError[],
   ) {
     super(message);
     this.status = CODES[code].status;
@@ -145,7 +155,7 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
 
 /** docs/decisions.md#errors: the one error body. */
 export function errorBody(error: ApiError) {
-  return { error: { code: error.code, message: error.message, param: error.param, type: error.type } };
+  return { error: { code: error.code, message: error.message, param: error.param, type: error.type, ...(error.errors && { errors: error.errors }) } };
 }
 
 export const unknownRoute: RequestHandler = (req, _res, next) => {

@@ -1,6 +1,6 @@
 import type { RedisClient } from '@worktrack/queue';
 import type { Logger } from '@worktrack/config';
-import type { CachedKey, KeyCache } from './key-cache';
+import type { CachedKey, KeyCache } from './auth';
 
 /**
  * Tells every API replica, over Redis pub/sub, that an organization's keys or memberships changed

@@ -1,4 +1,4 @@
-import type { RequestHandler } from 'express';
+import type { RequestHandler, Response } from 'express';
 import { rateLimit, type IncrementResponse, type Store } from 'express-rate-limit';
 import type { RedisClient } from '@worktrack/queue';
 import type { Logger } from '@worktrack/config';
@@ -18,12 +18,12 @@ function nextUtcMidnight(now = new Date()): Date {
 }
 
 /**
- * Counts a request and, on the day's first, sets the counter to expire an hour after the day ends:
+ * Counts requests and, on the day's first, sets the counter to expire an hour after the day ends:
  * one command, atomic, so every replica's count is exact.
  */
 const INCREMENT = `
-  local hits = redis.call('INCR', KEYS[1])
-  if hits == 1 then redis.call('EXPIREAT', KEYS[1], ARGV[1]) end
+  local hits = redis.call('INCRBY', KEYS[1], ARGV[2])
+  if hits == tonumber(ARGV[2]) then redis.call('EXPIREAT', KEYS[1], ARGV[1]) end
   return hits`;
 
 /**
@@ -42,10 +42,10 @@ class UtcDayRedisStore implements Store {
     return `${this.prefix}:${key}:${resetTime.toISOString().slice(0, 10)}`;
   }
 
-  async increment(key: string): Promise<IncrementResponse> {
+  async increment(key: string, count = 1): Promise<{ totalHits: number; resetTime: Date }> {
     const resetTime = nextUtcMidnight();
     const expireAt = Math.floor(resetTime.getTime() / 1000) + 3600;
-    const totalHits = await this.redis.eval(INCREMENT, 1, this.keyFor(key, resetTime), expireAt);
+    const totalHits = await this.redis.eval(INCREMENT, 1, this.keyFor(key, resetTime), expireAt, count);
     return { totalHits: Number(totalHits), resetTime };
   }
 
@@ -55,8 +55,8 @@ class UtcDayRedisStore implements Store {
     return { totalHits: Number((await this.redis.get(this.keyFor(key, resetTime))) ?? 0), resetTime };
   }
 
-  async decrement(key: string): Promise<void> {
-    await this.redis.decr(this.keyFor(key, nextUtcMidnight()));
+  async decrement(key: string, count = 1): Promise<void> {
+    await this.redis.decrby(this.keyFor(key, nextUtcMidnight()), count);
   }
 
   async resetKey(key: string): Promise<void> {
@@ -65,7 +65,41 @@ class UtcDayRedisStore implements Store {
 }
 
 /** The one place the quota counters live: the limiter counts into it, the dashboard reads it. */
-export const quotaStore = (redis: RedisClient, prefix: string) => new UtcDayRedisStore(redis, `${prefix}:quota`);
+export const quotaStore = (redis: RedisClient, prefix: string): UtcDayRedisStore => new UtcDayRedisStore(redis, `${prefix}:quota`);
+
+/**
+ * docs/decisions.md#bulk-task-operations: a request that counts as several (a bulk of `count`
+ * operations). The limiter counted it as one before its body was read; the rest are counted here,
+ * once it is valid, and handed back if they do not fit: 429 with nothing applied.
+ * `X-RateLimit-Remaining` then says what remains after it.
+ */
+export class QuotaCharge {
+  constructor(
+    private readonly store: UtcDayRedisStore,
+    private readonly logger: Logger,
+  ) {}
+
+  async charge(tenant: Tenant, res: Response, count: number): Promise<void> {
+    const extra = count - 1;
+    if (extra <= 0) return;
+    const limit = dailyQuota(tenant);
+    let counted: { totalHits: number; resetTime: Date };
+    try {
+      counted = await this.store.increment(tenant.organizationId, extra);
+    } catch (err) {
+      // As the limiter does, a Redis outage lets requests pass uncounted.
+      this.logger.warn({ err }, 'quota store unavailable; request not counted');
+      return;
+    }
+    if (counted.totalHits > limit) {
+      await this.store.decrement(tenant.organizationId, extra).catch((err: unknown) => this.logger.warn({ err }, 'quota not handed back'));
+      res.setHeader('X-RateLimit-Remaining', String(Math.max(0, limit - (counted.totalHits - extra))));
+      res.setHeader('Retry-After', String(Math.ceil((counted.resetTime.getTime() - Date.now()) / 1000)));
+      throw new ApiError('rate_limited', `This request counts as ${count} requests, more than remain of the daily quota; see X-RateLimit-Reset`);
+    }
+    res.setHeader('X-RateLimit-Remaining', String(limit - counted.totalHits));
+  }
+}
 
 /** Counts every authenticated request per organization; live and test keys share the quota. */
 export function dailyQuotaLimiter(redis: RedisClient, prefix: string, logger: Logger): RequestHandler {

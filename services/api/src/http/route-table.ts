@@ -1,6 +1,14 @@
-import type { RequestHandler } from 'express';
+// The route table: which paths and methods exist (404, 405 before authentication), and each route mounted on its router.
+import express, { type Request, type RequestHandler, type Response, type Router } from 'express';
+import type { AppDeps } from '../deps';
+import { prepareOperation, validateInput } from '../pipeline';
+import { bearerKey, requireTenant } from './auth';
+import { etagOf, isNotModified } from './conditional';
 import { ApiError, notFound } from './errors';
+import { IdempotencyStore } from './idempotency';
 import { matchedRoute } from './observability';
+import { QuotaCharge, quotaStore } from './rate-limit';
+import { answersWithEtag, type PublicRouteInput, type RouteDefinition } from './route';
 
 /** What the table needs of a route: its method and its Express path (`/tasks/:taskId`). */
 interface RouteLike {
@@ -34,7 +42,7 @@ const specificity = (path: string) =>
  * literal segment where the other has a parameter, leftmost first (`/members/invitations` before
  * `/members/:userId`), as OpenAPI matches concrete paths before templated ones. Stable otherwise.
  */
-export const bySpecificity = (a: { path: string }, b: { path: string }): number => {
+const bySpecificity = (a: { path: string }, b: { path: string }): number => {
   const [x, y] = [specificity(a.path), specificity(b.path)];
   return x < y ? -1 : x > y ? 1 : 0;
 };
@@ -94,4 +102,115 @@ export function routeGuard(table: RouteTable, { unknownPaths = 'not_found' }: { 
     if (req.method === 'OPTIONS') return void res.status(204).end();
     throw new ApiError('method_not_allowed', `${req.method} is not allowed on ${req.baseUrl}${known.path}; it allows ${known.allow}`);
   };
+}
+
+const parseJson = express.json({ limit: '1mb' });
+
+function hasBody(headers: Record<string, string | string[] | undefined>): boolean {
+  return headers['transfer-encoding'] !== undefined || (headers['content-length'] !== undefined && headers['content-length'] !== '0');
+}
+
+/**
+ * The one decision on a request's media type: a route that declares a multipart body takes
+ * multipart/form-data alone (its pipeline reads it), any other a JSON body; anything else is 415.
+ * A request without a body is read as `{}` (a multipart route then finds no file part: 400).
+ */
+function readBody(route: { multipart?: unknown }): RequestHandler {
+  return (req, res, next) => {
+    if (!hasBody(req.headers)) {
+      req.body = {};
+      return next();
+    }
+    if (route.multipart) {
+      return next(req.is('multipart/form-data') ? undefined : new ApiError('unsupported_media_type', 'This endpoint takes multipart/form-data'));
+    }
+    // Only what express.json parses: an application/*+json body would be left unread, as if empty.
+    if (!req.is('application/json')) return next(new ApiError('unsupported_media_type', 'Request bodies must be application/json'));
+    parseJson(req, res, next);
+  };
+}
+
+/** `/tasks/:taskId/comments` with its parameters → `/tasks/tsk_1/comments` */
+const fillPath = (path: string, params: object) => path.replace(/:(\w+)/g, (_, name: string) => encodeURIComponent((params as Record<string, string>)[name]!));
+
+/** A 201's Location: the new record's URL (docs/decisions.md#conditional-requests). */
+function locationOf(route: RouteDefinition, params: object, body: unknown, publicBaseUrl: string): string {
+  const target = route.location?.(body, params) ?? `${fillPath(route.path, params)}/${(body as { id: string }).id}`;
+  return /^https?:\/\//.test(target) ? target : `${publicBaseUrl.replace(/\/+$/, '')}/v1${target}`;
+}
+
+/** Writes a route's answer, with the headers its status and kind call for: Location, ETag (or a 304). */
+function send(
+  req: Request,
+  res: Response,
+  route: RouteDefinition,
+  params: object,
+  deps: AppDeps,
+  outcome: { status: number; body: unknown; replayed?: boolean },
+): void {
+  const { status, body } = outcome;
+  if (outcome.replayed) res.setHeader('Idempotent-Replayed', 'true');
+  if (status === 201) res.setHeader('Location', locationOf(route, params, body, deps.config.publicBaseUrl));
+  if (status === 200 && answersWithEtag(route)) {
+    const etag = etagOf(body);
+    res.setHeader('ETag', etag);
+    if (route.method === 'get' && isNotModified(req.get('if-none-match'), etag)) {
+      res.status(304).end();
+      return;
+    }
+  }
+  res.status(status);
+  if (body === undefined) res.end();
+  else res.json(body);
+}
+
+/**
+ * Public routes go on the router before authentication; authenticated ones after it. Each kind is
+ * mounted most specific first, so that Express picks, of the routes matching a path, the one the
+ * route table (`routeGuard`) matched: `/members/invitations`, never `/members/:userId`.
+ */
+export function mountPublicRoutes(router: Router, deps: AppDeps, routes: readonly RouteDefinition[]): void {
+  for (const route of [...routes].sort(bySpecificity)) {
+    if (route.kind !== 'public') continue;
+    router[route.method](route.path, readBody(route), async (req, res) => {
+      matchedRoute(req, route.path);
+      const input = validateInput(route, req);
+      const body = await route.handler({ ...(input as PublicRouteInput<unknown, unknown, unknown>), deps });
+      send(req, res, route, input.params as object, deps, { status: route.status, body });
+    });
+  }
+}
+
+/** Each authenticated route's request enters the operation pipeline; an Idempotency-Key's replay or claim wraps its run. */
+export function mountRoutes(router: Router, deps: AppDeps, routes: readonly RouteDefinition[]): void {
+  const idempotency = new IdempotencyStore(deps.redis, deps.config.redisPrefix);
+  const quota = new QuotaCharge(quotaStore(deps.redis, deps.config.redisPrefix), deps.logger);
+  for (const route of [...routes].sort(bySpecificity)) {
+    if (route.kind !== 'authenticated') continue;
+    router[route.method](route.path, readBody(route), async (req, res) => {
+      matchedRoute(req, route.path);
+      const tenant = requireTenant(req);
+      const operation = await prepareOperation(
+        route,
+        { tenant, via: 'api', deps, req, res },
+        { params: req.params, query: req.query, body: req.body, ifMatch: req.get('if-match') },
+      );
+      try {
+        if (route.countsAs) await quota.charge(tenant, res, route.countsAs(operation.body));
+        const outcome = await idempotency.run(
+          {
+            idempotencyKey: req.method === 'POST' ? req.get('idempotency-key') : undefined,
+            apiKey: bearerKey(req),
+            apiKeyId: tenant.keyId,
+            // An upload is identified by its URL alone, whatever the file's bytes.
+            signature: `${req.method} ${req.originalUrl}\n${route.multipart ? '' : JSON.stringify(operation.body)}`,
+          },
+          async () => ({ status: route.status, body: await operation.run() }),
+        );
+        send(req, res, route, operation.params as object, deps, outcome);
+      } finally {
+        await operation.settle();
+      }
+    });
+  }
 }

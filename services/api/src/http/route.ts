@@ -1,15 +1,11 @@
-import type { Request, Response, Router } from 'express';
-import Joi from 'joi';
-import type { TenantTx } from '@worktrack/db';
+import type { Request, Response } from 'express';
+import type Joi from 'joi';
+import type { TenantData, TenantTx } from '@worktrack/db';
 import type { AppDeps } from '../deps';
-import { bearerKey, requireTenant, type Tenant } from './auth';
-import { assertIfMatch, etagOf, isNotModified } from './conditional';
-import { ApiError, forbidden, notFound, type ErrorCode } from './errors';
-import { IdempotencyStore } from './idempotency';
-import { matchedRoute } from './observability';
+import type { Tenant } from './auth';
+import { notFound, type ErrorCode } from './errors';
+import type { Named } from '../write-rules';
 import type { Permission } from './permissions';
-import { bySpecificity } from './route-table';
-import { jsonBody, validate } from './validation';
 
 /**
  * A record the route is about, found within the tenant's scope or answered with 404: the only way
@@ -68,10 +64,62 @@ interface Common<P, Q, B> {
   params?: Joi.ObjectSchema<P>;
   query?: Joi.ObjectSchema<Q>;
   body?: Joi.ObjectSchema<B>;
-  /** The route reads a multipart/form-data body itself (uploads), with these text fields; other bodies get 415. */
-  multipart?: { fields: Joi.ObjectSchema; file: string };
+  /**
+   * The route takes a multipart/form-data body (uploads; other bodies get 415): its text fields,
+   * validated as a body is (the handler gets them as `body`), and its one file part, received by
+   * `receive` once the permission is checked.
+   */
+  multipart?: Multipart<B>;
+  /**
+   * A 200 carries the record's ETag (the hash of the body): a GET of one record, which then honours
+   * If-None-Match, or a PATCH of a locked record (its new ETag).
+   */
+  etag?: true;
+  /**
+   * The records its body names that the write rules check (`write-rules.ts`: a project open, users
+   * members): the pipeline checks them before the operation runs, for every caller alike.
+   */
+  references?: (body: B) => Named;
+  /** How many requests it counts as against the daily quota (docs/decisions.md#limits): one unless declared. */
+  countsAs?: (body: B) => number;
   /** Error codes beyond those every route of its kind can give (see `errorCodes`). */
   errors?: ErrorCode[];
+}
+
+/** Who causes an operation: its user, its API key (none from the dashboard or the system), and the way it came in. */
+export interface Actor {
+  via: 'api' | 'dashboard' | 'system';
+  userId: string;
+  keyId: string | null;
+}
+
+/** Who acts, as which tenant, and the request they act in: what every operation runs for. */
+export interface Caller {
+  tenant: Tenant;
+  via: Actor['via'];
+  deps: AppDeps;
+  req: Request;
+  res: Response;
+}
+
+/** A multipart body's file, streamed to the object store under `storageKey` before the operation runs. */
+export interface ReceivedUpload {
+  id: string;
+  storageKey: string;
+  file: Express.Multer.File | undefined;
+  /** The text fields, not yet validated. */
+  fields: unknown;
+  /** Removes the stored bytes: the pipeline calls it when the operation fails or never runs (an idempotent replay). */
+  discard(): Promise<void>;
+}
+
+interface Multipart<B> {
+  fields: Joi.ObjectSchema<B>;
+  /** The name of the one file part. */
+  file: string;
+  /** The file part's name as the client gave it. */
+  fileName: Joi.ObjectSchema;
+  receive(caller: Caller): Promise<ReceivedUpload>;
 }
 
 type Success<Res> = { status: 200 | 201 | 202; response: Joi.Schema<Res> } | { status: 204; response: null };
@@ -96,7 +144,15 @@ export interface RouteInput<P, Q, B, R> {
    * no longer names it, so that of two writers holding the same ETag one wins and one gets 412.
    */
   lock: (tx: TenantTx) => Promise<R>;
+  /**
+   * Commits a change with its events (`TenantData.commitWithEvents`); within a bulk request, runs
+   * it in the bulk's one transaction instead, its events recorded with the others in item order.
+   */
+  commit: TenantData['commitWithEvents'];
+  /** The multipart body's file, when the route declares one (its fields are `body`). */
+  upload: ReceivedUpload | undefined;
   tenant: Tenant;
+  actor: Actor;
   deps: AppDeps;
   req: Request;
   res: Response;
@@ -132,14 +188,14 @@ export type RouteDefinition = AuthenticatedRoute | PublicRoute;
 /** The resource a PATCH or DELETE locks: one, or one that depends on the path (a task's comment). */
 type Locked<P, R> = Resource<R> | ((params: P) => Resource<R>);
 
-/** A GET of one record (its path ends with the record's id): it answers with an ETag and honours If-None-Match. */
-export const readsOneRecord = (route: RouteDefinition): boolean => route.method === 'get' && /\/:\w+$/.test(route.path);
+/** A GET of one record: it answers with an ETag and honours If-None-Match. */
+export const readsOneRecord = (route: RouteDefinition): boolean => route.method === 'get' && route.etag === true;
 
 /** A write that locks its record: it honours If-Match. */
 export const honoursIfMatch = (route: RouteDefinition): boolean => route.kind === 'authenticated' && route.locks !== undefined;
 
-/** A 200 of these carries the record's ETag: a GET of one record, and a PATCH that honours If-Match (the new ETag). */
-export const answersWithEtag = (route: RouteDefinition): boolean => readsOneRecord(route) || (honoursIfMatch(route) && route.method === 'patch');
+/** A 200 of these carries the record's ETag, as declared. */
+export const answersWithEtag = (route: RouteDefinition): boolean => route.etag === true;
 
 type Empty = Record<string, never>;
 type Returns<Res> = { status: 200 | 201 | 202; response: Joi.Schema<Res> } | { status: 204; response: null };
@@ -183,126 +239,4 @@ export function errorCodes(route: RouteDefinition): ErrorCode[] {
   if (route.method === 'post' && route.kind === 'authenticated') codes.add('conflict'); // Idempotency-Key reuse
   for (const code of route.errors ?? []) codes.add(code);
   return [...codes];
-}
-
-const nothing = Joi.object({});
-
-interface ValidatedInput {
-  params: unknown;
-  query: unknown;
-  body: unknown;
-}
-
-function validateInput(route: RouteDefinition, req: Request): ValidatedInput {
-  const params = validate(route.params ?? nothing, req.params);
-  const query = validate(route.query ?? nothing, req.query);
-  const multipart = Boolean(req.is('multipart/form-data'));
-  if (route.multipart && !multipart) throw new ApiError('unsupported_media_type', 'This endpoint takes multipart/form-data');
-  if (!route.multipart && multipart) throw new ApiError('unsupported_media_type', 'Request bodies must be application/json');
-  const body = route.multipart ? {} : validate(route.body ?? nothing, req.body ?? {});
-  return { params, query, body };
-}
-
-export function assertPermission(tenant: Tenant, permission: Permission): void {
-  if (!tenant.permissions.has(permission)) {
-    throw forbidden(`This API key lacks the ${permission} permission, or its user's role does not allow it`);
-  }
-}
-
-/**
- * Runs an authenticated route's operation for a tenant: the permission check, then the resource,
- * then the handler. The HTTP layer calls it after validation; so may any other caller of the
- * same operation (the dashboard), so that every rule lives in one place.
- */
-export async function runOperation<P, Q, B, R, Res>(
-  route: AuthenticatedRoute<P, Q, B, R, Res>,
-  input: { params: P; query: Q; body: B; tenant: Tenant; deps: AppDeps; req: Request; res: Response },
-): Promise<Res> {
-  assertPermission(input.tenant, route.permission);
-  const idOf = (resource: Resource<R>) => (input.params as Record<string, string>)[resource.param]!;
-  const resource = route.resource ? await route.resource.load(input.deps.data(input.tenant), idOf(route.resource)) : (undefined as R);
-  const lock = async (tx: TenantTx): Promise<R> => {
-    if (!route.locks) throw new Error(`${route.method} ${route.path} locks no resource`);
-    const locked = typeof route.locks === 'function' ? route.locks(input.params) : route.locks;
-    const row = await locked.lock(tx, idOf(locked));
-    assertIfMatch(input.req.get('if-match'), etagOf(locked.toRecord(row)));
-    return row;
-  };
-  return route.handler({ ...input, resource, lock });
-}
-
-/** `/tasks/:taskId/comments` with its parameters → `/tasks/tsk_1/comments` */
-const fillPath = (path: string, params: object) => path.replace(/:(\w+)/g, (_, name: string) => encodeURIComponent((params as Record<string, string>)[name]!));
-
-/** A 201's Location: the new record's URL (docs/decisions.md#conditional-requests). */
-function locationOf(route: RouteDefinition, params: object, body: unknown, publicBaseUrl: string): string {
-  const target = route.location?.(body, params) ?? `${fillPath(route.path, params)}/${(body as { id: string }).id}`;
-  return /^https?:\/\//.test(target) ? target : `${publicBaseUrl.replace(/\/+$/, '')}/v1${target}`;
-}
-
-/** Writes a route's answer, with the headers its status and kind call for: Location, ETag (or a 304). */
-function send(
-  req: Request,
-  res: Response,
-  route: RouteDefinition,
-  params: object,
-  deps: AppDeps,
-  outcome: { status: number; body: unknown; replayed?: boolean },
-): void {
-  const { status, body } = outcome;
-  if (outcome.replayed) res.setHeader('Idempotent-Replayed', 'true');
-  if (status === 201) res.setHeader('Location', locationOf(route, params, body, deps.config.publicBaseUrl));
-  if (status === 200 && answersWithEtag(route)) {
-    const etag = etagOf(body);
-    res.setHeader('ETag', etag);
-    if (route.method === 'get' && isNotModified(req.get('if-none-match'), etag)) {
-      res.status(304).end();
-      return;
-    }
-  }
-  res.status(status);
-  if (body === undefined) res.end();
-  else res.json(body);
-}
-
-/**
- * Public routes go on the router before authentication; authenticated ones after it. Each kind is
- * mounted most specific first, so that Express picks, of the routes matching a path, the one the
- * route table (`routeGuard`) matched: `/members/invitations`, never `/members/:userId`.
- */
-export function mountPublicRoutes(router: Router, deps: AppDeps, routes: readonly RouteDefinition[]): void {
-  for (const route of [...routes].sort(bySpecificity)) {
-    if (route.kind !== 'public') continue;
-    router[route.method](route.path, jsonBody, async (req, res) => {
-      matchedRoute(req, route.path);
-      const input = validateInput(route, req);
-      const body = await route.handler({ ...(input as PublicRouteInput<unknown, unknown, unknown>), deps });
-      send(req, res, route, input.params as object, deps, { status: route.status, body });
-    });
-  }
-}
-
-export function mountRoutes(router: Router, deps: AppDeps, routes: readonly RouteDefinition[]): void {
-  const idempotency = new IdempotencyStore(deps.redis, deps.config.redisPrefix);
-  for (const route of [...routes].sort(bySpecificity)) {
-    if (route.kind !== 'authenticated') continue;
-    router[route.method](route.path, jsonBody, async (req, res) => {
-      matchedRoute(req, route.path);
-      const tenant = requireTenant(req);
-      assertPermission(tenant, route.permission);
-      const input = validateInput(route, req);
-
-      const outcome = await idempotency.run(
-        {
-          idempotencyKey: req.method === 'POST' ? req.get('idempotency-key') : undefined,
-          apiKey: bearerKey(req),
-          apiKeyId: tenant.keyId,
-          // An upload is identified by its URL alone, whatever the file's bytes.
-          signature: `${req.method} ${req.originalUrl}\n${route.multipart ? '' : JSON.stringify(input.body)}`,
-        },
-        async () => ({ status: route.status, body: await runOperation(route, { ...input, tenant, deps, req, res }) }),
-      );
-      send(req, res, route, input.params as object, deps, outcome);
-    });
-  }
 }

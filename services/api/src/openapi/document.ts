@@ -186,6 +186,21 @@ const ERROR_SCHEMA: JsonSchema = {
         message: { type: 'string' },
         param: { type: ['string', 'null'], description: 'The offending field, when there is one' },
         type: { type: 'string', enum: ERROR_TYPES },
+        errors: {
+          type: 'array',
+          description: 'A bulk request that failed: each failing item, in item order',
+          items: {
+            type: 'object',
+            required: ['index', 'code', 'param', 'message'],
+            additionalProperties: false,
+            properties: {
+              index: { type: 'integer', minimum: 0, description: "The item's position in `operations`" },
+              code: { type: 'string', enum: ERROR_CODES },
+              param: { type: ['string', 'null'], description: 'The offending field of the item (`id`, `data.title`), when there is one' },
+              message: { type: 'string' },
+            },
+          },
+        },
       },
     },
   },

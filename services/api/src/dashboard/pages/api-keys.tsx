@@ -10,7 +10,7 @@ import { formOf, list, optional, queryOf, text, utcTimestamp, type Form } from '
 import { redirectWithFlash } from '../flash';
 import { redirectDone } from '../notices';
 import { rowAction } from '../row-action';
-import { callOperation } from '../operation';
+import { callOperation } from '../../pipeline';
 import { problemOf, type Problem } from '../problem';
 import type { DashboardApp } from '../dashboard-app';
 import {

@@ -6,7 +6,7 @@ import { callerOf } from '../context';
 import { formOf, text } from '../form';
 import { redirectDone } from '../notices';
 import { rowAction } from '../row-action';
-import { callOperation } from '../operation';
+import { callOperation } from '../../pipeline';
 import type { DashboardApp } from '../dashboard-app';
 import { ActionButton, Badge, RowProblem, Time, Pre } from '../views/components';
 import { useCan } from '../views/page-context';

@@ -2,7 +2,7 @@ import type { Request, Response, Router } from 'express';
 import type { InvitationPreview } from '@worktrack/db';
 import { SIGN_IN_PATH } from '../../modules/dashboard-links/issue-dashboard-link';
 import { ACCEPT_PATH, hashInvitationToken } from '../../modules/members/invite-member';
-import { validate } from '../../http/validation';
+import { validate } from '../../pipeline';
 import { joinByInvitation } from '../../modules/members/accept-invitation';
 import { acceptInvitationBody } from '../../modules/members/member-schemas';
 import { formOf, text } from '../form';

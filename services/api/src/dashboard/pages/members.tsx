@@ -14,7 +14,7 @@ import { formOf, queryOf, text, type Form } from '../form';
 import { redirectWithFlash } from '../flash';
 import { redirectDone } from '../notices';
 import { rowAction } from '../row-action';
-import { callOperation } from '../operation';
+import { callOperation } from '../../pipeline';
 import { problemOf, type Problem } from '../problem';
 import type { DashboardApp } from '../dashboard-app';
 import {

@@ -3,7 +3,7 @@ import { dailyQuota, quotaStore } from '../../http/rate-limit';
 import { getWebhookStats } from '../../modules/webhooks/get-webhook-stats';
 import { listWebhooks } from '../../modules/webhooks/list-webhooks';
 import { callerOf, requireDashboard } from '../context';
-import { callOperation } from '../operation';
+import { callOperation } from '../../pipeline';
 import type { DashboardApp } from '../dashboard-app';
 import { addHours, DeliveryChart } from '../views/delivery-chart';
 import { HealthTable, type Health } from '../views/health';

@@ -8,7 +8,7 @@ import { updateProject } from '../../modules/projects/update-project';
 import { callerOf } from '../context';
 import { formOf, orNull, queryOf, text, type Form } from '../form';
 import { redirectDone } from '../notices';
-import { callOperation } from '../operation';
+import { callOperation } from '../../pipeline';
 import { problemOf, type Problem } from '../problem';
 import type { DashboardApp } from '../dashboard-app';
 import { ColumnHeads, ActionButton, Badge, Pager, PostForm, ProblemSummary, TextArea, TextField, Time, Scroll } from '../views/components';

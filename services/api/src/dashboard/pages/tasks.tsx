@@ -13,7 +13,8 @@ import { updateTask } from '../../modules/tasks/update-task';
 import { callerOf } from '../context';
 import { formOf, optional, orNull, queryOf, text, utcTimestamp, type Form } from '../form';
 import { redirectDone } from '../notices';
-import { callOperation, type Caller } from '../operation';
+import type { Caller } from '../../http/route';
+import { callOperation } from '../../pipeline';
 import { problemOf, type Problem } from '../problem';
 import type { DashboardApp } from '../dashboard-app';
 import {

@@ -3,7 +3,7 @@ import { Mode } from '@worktrack/db';
 import { creationOrder } from '../../http/list-order';
 import { pageQuery, type PageParams } from '../../http/pagination';
 import { PERMISSIONS, type Permission } from '../../http/permissions';
-import { fields } from '../../http/validation';
+import { fields } from '../../http/fields';
 import type { ApiKeyRecord } from './issue-api-key';
 import { nameString } from '../../http/names';
 

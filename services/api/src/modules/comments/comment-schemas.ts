@@ -2,7 +2,7 @@ import Joi from 'joi';
 import type { CommentRecord } from '@worktrack/events';
 import { creationOrder } from '../../http/list-order';
 import { pageQuery, type PageParams } from '../../http/pagination';
-import { fields } from '../../http/validation';
+import { fields } from '../../http/fields';
 
 const content = Joi.string().min(1).max(10_000);
 const mentions = Joi.array().items(fields.ref()).max(50).unique();

@@ -1,6 +1,5 @@
 import { events } from '@worktrack/events';
 import { defineRoute } from '../../http/route';
-import { assertMembers } from '../members/assert-member';
 import { taskResource } from '../tasks/task-record';
 import { commentRecordSchema, toCommentRecord } from './comment-record';
 import { createCommentBody, taskCommentsParams } from './comment-schemas';
@@ -15,15 +14,15 @@ export const createComment = defineRoute({
   permission: 'comments:write',
   params: taskCommentsParams,
   body: createCommentBody,
+  references: (body) => ({ members: { ids: body.mentions ?? [], param: 'mentions' } }),
   // The task is checked inside the transaction rather than loaded before it.
   errors: ['not_found'],
   status: 201,
   response: commentRecordSchema,
-  handler: ({ params, body, tenant, deps }) =>
-    deps.data(tenant).commitWithEvents(async (tx) => {
+  handler: ({ params, body, tenant, commit }) =>
+    commit(async (tx) => {
       const task = await taskResource.load(tx, params.taskId);
       const mentions = body.mentions ?? [];
-      await assertMembers(tx, mentions, 'mentions');
       const comment = await tx.comments.create({ taskId: params.taskId, authorId: tenant.userId, content: body.content, mentions });
       const record = toCommentRecord(comment);
       return { result: record, events: [events.commentCreated(record, task.projectId)] };

@@ -17,8 +17,8 @@ export const deleteComment = defineRoute({
   locks: (params) => commentResource(params.taskId),
   status: 204,
   response: null,
-  handler: ({ params, tenant, deps, lock }) =>
-    deps.data(tenant).commitWithEvents(async (tx) => {
+  handler: ({ params, tenant, lock, commit }) =>
+    commit(async (tx) => {
       const task = await taskResource.load(tx, params.taskId);
       const comment = await lock(tx);
       assertMayChange(tenant, comment);

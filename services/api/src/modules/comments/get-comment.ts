@@ -13,6 +13,7 @@ export const getComment = defineRoute({
   params: commentParams,
   // The task, then its comment: a nested resource cannot be declared as the route's resource yet.
   errors: ['not_found'],
+  etag: true,
   status: 200,
   response: commentRecordSchema,
   handler: async ({ params, tenant, deps }) => {

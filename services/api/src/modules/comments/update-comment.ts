@@ -1,7 +1,6 @@
 import { events } from '@worktrack/events';
 import { defineRoute } from '../../http/route';
 import { previousAttributes } from '../changes';
-import { assertMembers } from '../members/assert-member';
 import { taskResource } from '../tasks/task-record';
 import { commentRecordSchema, commentResource, toCommentRecord } from './comment-record';
 import { assertMayChange } from './comment-rules';
@@ -17,15 +16,16 @@ export const updateComment = defineRoute({
   permission: 'comments:write',
   params: commentParams,
   body: updateCommentBody,
+  references: (body) => ({ members: { ids: body.mentions ?? [], param: 'mentions' } }),
   locks: (params) => commentResource(params.taskId),
+  etag: true,
   status: 200,
   response: commentRecordSchema,
-  handler: ({ params, body, tenant, deps, lock }) =>
-    deps.data(tenant).commitWithEvents(async (tx) => {
+  handler: ({ params, body, tenant, lock, commit }) =>
+    commit(async (tx) => {
       const task = await taskResource.load(tx, params.taskId);
       const existing = await lock(tx);
       assertMayChange(tenant, existing);
-      if (body.mentions) await assertMembers(tx, body.mentions, 'mentions');
       const before = toCommentRecord(existing);
       const changed = previousAttributes(before, toCommentRecord({ ...existing, ...body }));
       if (Object.keys(changed).length === 0) return { result: before, events: [] };

@@ -3,7 +3,7 @@ import { EVENT_TYPES, type EventType } from '@worktrack/events';
 import { creationOrder } from '../../http/list-order';
 import { pageQuery, type PageParams } from '../../http/pagination';
 import type { EventRecord } from './event-record';
-import { fields } from '../../http/validation';
+import { fields } from '../../http/fields';
 
 export const eventParams = Joi.object<{ eventId: string }, true>({ eventId: Joi.string().max(100).required() });
 

@@ -13,6 +13,7 @@ export const getEvent = defineRoute({
   tag: 'Events',
   permission: 'events:read',
   params: eventParams,
+  etag: true,
   status: 200,
   response: eventRecordSchema,
   errors: ['not_found'],

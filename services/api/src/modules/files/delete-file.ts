@@ -19,8 +19,8 @@ export const deleteFile = defineRoute({
   locks: fileResource,
   status: 204,
   response: null,
-  handler: async ({ tenant, deps, lock }) =>
-    deps.data(tenant).commitWithEvents(async (tx) => {
+  handler: async ({ deps, lock, commit }) =>
+    commit(async (tx) => {
       const file = await lock(tx);
       await deps.store.delete(file.storageKey);
       await tx.files.remove(file.id);

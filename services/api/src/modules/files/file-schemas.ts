@@ -2,7 +2,7 @@ import Joi from 'joi';
 import type { FileRecord } from '@worktrack/events';
 import { creationOrder } from '../../http/list-order';
 import { pageQuery, type PageParams } from '../../http/pagination';
-import { fields } from '../../http/validation';
+import { fields } from '../../http/fields';
 
 export const fileParams = Joi.object<{ fileId: string }, true>({ fileId: Joi.string().max(100).required() });
 /** The uploaded file's name is the client's too: `filename*=UTF-8''...` can percent-encode a NUL, which Postgres refuses. */

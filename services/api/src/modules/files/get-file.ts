@@ -11,6 +11,7 @@ export const getFile = defineRoute({
   permission: 'files:read',
   params: fileParams,
   resource: fileResource,
+  etag: true,
   status: 200,
   response: fileRecordSchema,
   handler: async ({ resource }) => toFileRecord(resource),

@@ -1,9 +1,6 @@
 import { newId } from '@worktrack/db';
 import { events } from '@worktrack/events';
-import { invalid } from '../../http/errors';
 import { defineRoute } from '../../http/route';
-import { validate } from '../../http/validation';
-import { assertProjectOpen } from '../projects/assert-project-open';
 import { fileRecordSchema, toFileRecord } from './file-record';
 import { uploadFields, uploadedFileName } from './file-schemas';
 import { receiveUpload } from './receive-upload';
@@ -19,34 +16,34 @@ export const uploadFile = defineRoute({
     'An `Idempotency-Key` identifies the upload whatever its bytes.',
   tag: 'Files',
   permission: 'files:write',
-  multipart: { fields: uploadFields, file: 'file' },
+  multipart: {
+    fields: uploadFields,
+    file: 'file',
+    fileName: uploadedFileName,
+    receive: async ({ req, res, tenant, deps }) => {
+      const id = newId('file');
+      const storageKey = `${tenant.organizationId}/${tenant.mode}/${id}`;
+      const file = await receiveUpload(req, res, { store: deps.store, storageKey, maxBytes: deps.config.maxUploadBytes });
+      return { id, storageKey, file, fields: req.body, discard: () => deps.store.delete(storageKey).catch(() => undefined) };
+    },
+  },
+  references: (body) => ({ projectId: body.projectId }),
   status: 201,
   response: fileRecordSchema,
-  handler: async ({ req, res, tenant, deps }) => {
-    const id = newId('file');
-    const storageKey = `${tenant.organizationId}/${tenant.mode}/${id}`;
-    const file = await receiveUpload(req, res, { store: deps.store, storageKey, maxBytes: deps.config.maxUploadBytes });
-    try {
-      if (!file) throw invalid('file', 'Missing required field: file');
-      validate(uploadedFileName, { file: file.originalname });
-      const fields = validate(uploadFields, req.body ?? {});
-      return await deps.data(tenant).commitWithEvents(async (tx) => {
-        await assertProjectOpen(tx, fields.projectId, tenant.mode);
-        const row = await tx.files.create({
-          id,
-          projectId: fields.projectId,
-          name: file.originalname,
-          size: file.size,
-          contentType: file.mimetype || 'application/octet-stream',
-          storageKey,
-          uploaderId: tenant.userId,
-        });
-        const record = toFileRecord(row);
-        return { result: record, events: [events.fileUploaded(record)] };
+  handler: async ({ body, upload, tenant, commit }) => {
+    const { id, storageKey, file } = upload!;
+    return commit(async (tx) => {
+      const row = await tx.files.create({
+        id,
+        projectId: body.projectId,
+        name: file!.originalname,
+        size: file!.size,
+        contentType: file!.mimetype || 'application/octet-stream',
+        storageKey,
+        uploaderId: tenant.userId,
       });
-    } catch (err) {
-      if (file) await deps.store.delete(storageKey).catch(() => undefined);
-      throw err;
-    }
+      const record = toFileRecord(row);
+      return { result: record, events: [events.fileUploaded(record)] };
+    });
   },
 });

@@ -13,8 +13,8 @@ export const createProject = defineRoute({
   body: createProjectBody,
   status: 201,
   response: projectRecordSchema,
-  handler: ({ body, tenant, deps }) =>
-    deps.data(tenant).commitWithEvents(async (tx) => {
+  handler: ({ body, commit }) =>
+    commit(async (tx) => {
       const project = await tx.projects.create({
         name: body.name,
         description: body.description ?? null,

@@ -23,8 +23,8 @@ export const deleteProject = defineRoute({
   locks: projectResource,
   status: 204,
   response: null,
-  handler: async ({ tenant, deps, lock }) =>
-    deps.data(tenant).commitWithEvents(
+  handler: async ({ deps, lock, commit }) =>
+    commit(
       async (tx) => {
         const project = await lock(tx);
         await deps.store.deleteMany(await tx.projects.storageKeys(project.id));

@@ -11,6 +11,7 @@ export const getProject = defineRoute({
   permission: 'projects:read',
   params: projectParams,
   resource: projectResource,
+  etag: true,
   status: 200,
   response: projectRecordSchema,
   handler: async ({ resource }) => toProjectRecord(resource),

@@ -15,10 +15,11 @@ export const updateProject = defineRoute({
   params: projectParams,
   body: updateProjectBody,
   locks: projectResource,
+  etag: true,
   status: 200,
   response: projectRecordSchema,
-  handler: ({ body, tenant, deps, lock }) =>
-    deps.data(tenant).commitWithEvents(async (tx) => {
+  handler: ({ body, lock, commit }) =>
+    commit(async (tx) => {
       const existing = await lock(tx);
 
       const archiving = body.archived !== undefined && body.archived !== existing.archived;

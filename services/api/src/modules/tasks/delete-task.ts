@@ -14,8 +14,8 @@ export const deleteTask = defineRoute({
   locks: taskResource,
   status: 204,
   response: null,
-  handler: async ({ tenant, deps, lock }) =>
-    deps.data(tenant).commitWithEvents(async (tx) => {
+  handler: async ({ lock, commit }) =>
+    commit(async (tx) => {
       const task = await lock(tx);
       await tx.tasks.remove(task.id);
       return { result: undefined, events: [events.taskDeleted(toTaskRecord(task))] };

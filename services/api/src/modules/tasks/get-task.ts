@@ -11,6 +11,7 @@ export const getTask = defineRoute({
   permission: 'tasks:read',
   params: taskParams,
   resource: taskResource,
+  etag: true,
   status: 200,
   response: taskRecordSchema,
   handler: async ({ resource }) => toTaskRecord(resource),

@@ -1,6 +1,6 @@
 import Joi from 'joi';
 import { Priority, TaskStatus, type TaskFilter } from '@worktrack/db';
-import { fields } from '../../http/validation';
+import { fields } from '../../http/fields';
 import { pageQuery, type PageParams } from '../../http/pagination';
 import { taskOrder, type TaskSortField } from './task-order';
 

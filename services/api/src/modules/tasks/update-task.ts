@@ -1,7 +1,6 @@
 import { events, type DomainEvent } from '@worktrack/events';
 import { defineRoute } from '../../http/route';
 import { previousAttributes } from '../changes';
-import { assertMembers } from '../members/assert-member';
 import { taskRecordSchema, taskResource, toTaskRecord } from './task-record';
 import { taskParams, updateTaskBody, type CustomFields, type TaskPatch } from './task-schemas';
 
@@ -26,13 +25,14 @@ export const updateTask = defineRoute({
   permission: 'tasks:write',
   params: taskParams,
   body: updateTaskBody,
+  references: (body) => ({ members: { ids: body.assigneeId ? [body.assigneeId] : [], param: 'assigneeId' } }),
   locks: taskResource,
+  etag: true,
   status: 200,
   response: taskRecordSchema,
-  handler: ({ body, tenant, deps, lock }) =>
-    deps.data(tenant).commitWithEvents(async (tx) => {
+  handler: ({ body, lock, commit }) =>
+    commit(async (tx) => {
       const existing = await lock(tx);
-      if (body.assigneeId) await assertMembers(tx, [body.assigneeId], 'assigneeId');
 
       const data = toTaskChanges(body);
       const before = toTaskRecord(existing);

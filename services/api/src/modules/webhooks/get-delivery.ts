@@ -14,6 +14,7 @@ export const getDelivery = defineRoute({
   // The subscription, then its delivery: each answers 404 naming its own parameter.
   resource: webhookResource,
   errors: ['not_found'],
+  etag: true,
   status: 200,
   response: deliveryDetailSchema,
   handler: async ({ params, resource: webhook, tenant, deps }) => {

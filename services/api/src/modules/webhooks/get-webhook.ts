@@ -11,6 +11,7 @@ export const getWebhook = defineRoute({
   permission: 'webhooks:read',
   params: webhookParams,
   resource: webhookResource,
+  etag: true,
   status: 200,
   response: webhookRecordSchema,
   handler: async ({ resource }) => toWebhookRecord(resource),

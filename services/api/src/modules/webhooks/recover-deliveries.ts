@@ -1,7 +1,7 @@
 import Joi from 'joi';
 import { invalid } from '../../http/errors';
 import { defineRoute } from '../../http/route';
-import { fields } from '../../http/validation';
+import { fields } from '../../http/fields';
 import { recoverDeliveries, RECOVERY_LIMIT } from './recovery';
 import { webhookParams } from './webhook-schemas';
 

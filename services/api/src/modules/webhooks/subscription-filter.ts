@@ -5,7 +5,7 @@
  * with `@@` where the fan-out, the outbox trigger and recovery decide who gets an event: the rule
  * lives in that SQL alone, and the fan-out parses nothing per event.
  */
-import { parseTimestamp } from '../../http/validation';
+import { parseTimestamp } from '../../http/fields';
 
 /** docs/decisions.md#subscriber-controls: the filter's JSON at most this many bytes. */
 export const MAX_FILTER_BYTES = 4096;

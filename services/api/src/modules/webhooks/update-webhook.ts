@@ -34,6 +34,7 @@ export const updateWebhook = defineRoute({
   params: webhookParams,
   body: updateWebhookBody,
   locks: webhookResource,
+  etag: true,
   status: 200,
   response: webhookRecordSchema,
   handler: async ({ body, tenant, deps, lock }) => {

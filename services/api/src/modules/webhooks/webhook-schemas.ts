@@ -7,7 +7,7 @@ import { pageQuery, type PageParams } from '../../http/pagination';
 import { compileFilter, MAX_FILTER_BYTES } from './subscription-filter';
 import { MAX_CONCURRENCY, RATE_LIMIT } from './webhook-rules';
 import type { DeliveryRecord, WebhookRecord } from './webhook-record';
-import { fields } from '../../http/validation';
+import { fields } from '../../http/fields';
 
 const url = Joi.string()
   .max(2048)

@@ -4,8 +4,7 @@ import { EVENT_TYPES } from '@worktrack/events';
 import type { AppDeps } from '../../../deps';
 import { bearerKey, hashApiKey, requireTenant } from '../../../http/auth';
 import { matchedRoute } from '../../../http/observability';
-import { assertPermission } from '../../../http/route';
-import { validate } from '../../../http/validation';
+import { assertPermission, validate } from '../../../pipeline';
 import type { EventStreamDescription } from '../../../openapi/document';
 import { openFeedCursor } from '../feed-cursor';
 

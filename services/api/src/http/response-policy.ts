@@ -1,3 +1,4 @@
+// How every answer goes out: compressed when worth it, and never kept by a cache.
 import compression from 'compression';
 import type { Request, RequestHandler, Response } from 'express';
 
@@ -24,3 +25,12 @@ function worthCompressing(req: Request, res: Response): boolean {
 export function compressResponses(): RequestHandler {
   return compression({ threshold: COMPRESSION_THRESHOLD_BYTES, filter: worthCompressing });
 }
+
+/**
+ * docs/decisions.md#http-behaviour-and-secrets-at-rest: answers to API keys hold private data and presigned URLs, so no cache, shared or
+ * the client's own, may keep them. (The dashboard's pages say the same in their security headers.)
+ */
+export const noStore: RequestHandler = (_req, res, next) => {
+  res.setHeader('Cache-Control', 'no-store');
+  next();
+};
