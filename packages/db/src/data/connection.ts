@@ -12,7 +12,7 @@ export interface TenantConn {
   scope: Scope;
 }
 
-export type LockableTable = 'Task' | 'Project' | 'Webhook' | 'Comment' | 'File';
+export type LockableTable = 'Task' | 'Project' | 'Webhook' | 'Comment' | 'File' | 'Label';
 
 /**
  * Locks one of the tenant's rows for the rest of the transaction, so that read-modify-write

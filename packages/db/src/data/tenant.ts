@@ -6,14 +6,20 @@ import type { EventToRecord } from './events';
 import { deliveries } from './deliveries';
 import { events } from './events';
 import { files } from './files';
+import { labels } from './labels';
 import { apiKeys, invitations, members } from './members';
 import { projects } from './projects';
+import { relations } from './relations';
+import { subtaskTrees } from './subtasks';
 import { tasks } from './tasks';
 import { webhooks } from './webhooks';
 import { dashboardLinks, insertSession, type NewSession } from './sign-in';
 
 const TABLES = {
   tasks,
+  subtaskTrees,
+  labels,
+  relations,
   projects,
   comments,
   files,
