@@ -43,7 +43,7 @@ export type ListOptions<P extends ListPath> = ListPathParams<P> & {
 
 type WebhookBody<K extends keyof webhooks> = webhooks[K] extends { post: { requestBody: { content: { 'application/json': infer Body } } } } ? Body : never;
 
-/** The 15 event types. */
+/** The 20 event types. */
 export type WebhookEventType = keyof webhooks & string;
 
 /** The body of a delivery, narrowed by its `event` field. */

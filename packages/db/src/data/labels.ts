@@ -39,22 +39,21 @@ export function labels({ conn, pool, scope }: TenantConn) {
     update: (id: string, data: Partial<NewLabel>) => unlessNameTaken(conn.label.update({ where: { id, ...scope }, data })),
 
     /**
-     * Those of these ids that name the tenant's labels, each locked against deletion until the
-     * transaction ends, so that a task never keeps a label deleted meanwhile (see `remove`).
+     * Serializes putting labels on tasks against deleting labels, for the rest of the transaction:
+     * writes that label tasks share it, a deletion holds it alone, so a task never keeps a label
+     * deleted meanwhile. Taken before any task's row lock (a deletion then updates those rows).
      */
-    lockExisting: async (ids: string[]): Promise<string[]> => {
-      if (ids.length === 0) return [];
-      const rows = await conn.$queryRaw<{ id: string }[]>`
-        SELECT id FROM "Label" WHERE id = ANY(${ids}::text[]) AND "organizationId" = ${scope.organizationId} AND mode = ${scope.mode}::"Mode"
-        ORDER BY id FOR KEY SHARE`;
-      return rows.map((row) => row.id);
+    lockVocabulary: async ({ exclusive }: { exclusive: boolean }) => {
+      const key = `labels:${scope.organizationId}:${scope.mode}`;
+      if (exclusive) await conn.$executeRaw`SELECT pg_advisory_xact_lock(hashtext(${key}))`;
+      else await conn.$executeRaw`SELECT pg_advisory_xact_lock_shared(hashtext(${key}))`;
     },
 
-    /**
-     * Takes the label off every task that carries it, then deletes it; the caller has locked it
-     * (`lock`), which waits for the transactions that are putting it on tasks (`lockExisting`).
-     * The tasks' labels change, so their `updatedAt` does too.
-     */
+    /** Those of these ids that name the tenant's labels. */
+    existingIds: async (ids: string[]): Promise<string[]> =>
+      ids.length === 0 ? [] : (await conn.label.findMany({ where: { id: { in: ids }, ...scope }, select: { id: true } })).map((label) => label.id),
+
+    /** Takes the label off every task that carries it, then deletes it; the caller holds the vocabulary's lock alone. */
     remove: async (id: string) => {
       await conn.$executeRaw`
         UPDATE "Task" SET "labelIds" = array_remove("labelIds", ${id}), "updatedAt" = now()

@@ -35,10 +35,19 @@ export function relations({ conn, pool, scope }: TenantConn) {
         RETURNING *`;
       return rows[0] ?? null;
     },
+    /**
+     * The tenant's tasks of these ids, each locked against deletion (not against changes) until the
+     * transaction ends, in id order so that concurrent callers never wait on each other in a circle.
+     */
+    lockTasks: async (ids: string[]): Promise<RelatedTask[]> =>
+      conn.$queryRaw<RelatedTask[]>`
+        SELECT id, title, status::text AS status, "projectId" FROM "Task"
+        WHERE id = ANY(${ids}::text[]) AND "organizationId" = ${scope.organizationId} AND mode = ${scope.mode}::"Mode"
+        ORDER BY id FOR KEY SHARE`,
     /** One of the task's relations, seen from either side. */
-    findOf: (taskId: string, id: string) =>
-      conn.taskRelation.findFirst({ where: { id, ...scope, OR: [{ fromTaskId: taskId }, { toTaskId: taskId }] } }),
-    remove: (id: string) => conn.taskRelation.delete({ where: { id, ...scope } }),
+    findOf: (taskId: string, id: string) => conn.taskRelation.findFirst({ where: { id, ...scope, OR: [{ fromTaskId: taskId }, { toTaskId: taskId }] } }),
+    /** Whether it was there to delete (a concurrent deletion may have come first). */
+    remove: async (id: string) => (await conn.taskRelation.deleteMany({ where: { id, ...scope } })).count > 0,
     /** The task's relations in both directions. */
     listOf: (taskId: string) => sqlListing<RelationSortField, TaskRelation>(pool, 'TaskRelation', ofTask(taskId), RELATION_SORT_KEYS),
     /** The tasks at the other ends of relations, by id. */

@@ -44,11 +44,16 @@ export async function attachSubtasks(pool: SqlPool, tasks: Task[]): Promise<Task
 export function subtaskTrees({ conn, scope }: TenantConn) {
   return {
     /**
-     * Serializes, per project, every change that moves a task in its tree, for the rest of the
-     * transaction: two concurrent moves could each pass the cycle and depth checks alone and make
-     * a cycle, or a sixth level, together.
+     * A project's trees, locked for the rest of the transaction: a move (`exclusive`) alone, since two
+     * concurrent moves could each pass the cycle and depth checks alone and make a cycle, or a sixth
+     * level, together; a new child or a deletion shared, since they only wait out the moves (a move
+     * must see the child that deepens a subtree; a deletion detaches every child).
      */
-    lock: (projectId: string) => advisoryLock(conn, `task-tree:${projectId}`),
+    lock: async (projectId: string, { exclusive }: { exclusive: boolean }) => {
+      const key = `task-tree:${projectId}`;
+      if (exclusive) await advisoryLock(conn, key);
+      else await conn.$executeRaw`SELECT pg_advisory_xact_lock_shared(hashtext(${key}))`;
+    },
 
     /**
      * A would-be parent (locked against deletion until the transaction ends) and its ancestors,

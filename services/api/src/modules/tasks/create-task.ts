@@ -3,6 +3,7 @@ import { events } from '@worktrack/events';
 import { invalid } from '../../http/errors';
 import { defineRoute } from '../../http/route';
 import { projectRefusals } from '../projects/assert-project-open';
+import { createLinkedTask } from '../subtasks/create-linked-task';
 import { taskRecordSchema, toTaskRecord } from './task-record';
 import { createTaskBody } from './task-schemas';
 
@@ -28,28 +29,32 @@ export const createTask = defineRoute({
   body: createTaskBody,
   status: 201,
   response: taskRecordSchema,
-  handler: ({ body, tenant, deps }) =>
-    deps.data(tenant).commitWithEvents({
+  handler: ({ body, tenant, deps }) => {
+    const now = new Date();
+    const task: Omit<Task, 'organizationId' | 'mode'> = {
+      id: newId('task'),
+      projectId: body.projectId,
+      title: body.title,
+      description: body.description ?? null,
+      status: body.status ?? 'todo',
+      priority: body.priority ?? 'medium',
+      assigneeId: body.assigneeId ?? null,
+      creatorId: tenant.userId,
+      dueDate: body.dueDate ? new Date(body.dueDate) : null,
+      customFields: body.customFields ?? {},
+      labelIds: body.labelIds ?? [],
+      parentId: body.parentId ?? null,
+      createdAt: now,
+      updatedAt: now,
+    };
+    if (task.labelIds.length > 0 || task.parentId) return createLinkedTask(deps.data(tenant), task);
+    return deps.data(tenant).commitWithEvents({
       oneStatement: async (data) => {
-        const now = new Date();
-        const task: Omit<Task, 'organizationId' | 'mode'> = {
-          id: newId('task'),
-          projectId: body.projectId,
-          title: body.title,
-          description: body.description ?? null,
-          status: body.status ?? 'todo',
-          priority: body.priority ?? 'medium',
-          assigneeId: body.assigneeId ?? null,
-          creatorId: tenant.userId,
-          dueDate: body.dueDate ? new Date(body.dueDate) : null,
-          customFields: body.customFields ?? {},
-          createdAt: now,
-          updatedAt: now,
-        };
-        const record = toTaskRecord({ ...task, ...tenant });
+        const record = toTaskRecord({ ...task, ...tenant, subtasks: { total: 0, done: 0 } });
         const written = await data.tasks.insertWithEvent(task, events.taskCreated(record));
         if (!written.inserted) throw refusals[written.refused]();
         return { result: record, awaitedEventIds: written.awaitedEventIds };
       },
-    }),
+    });
+  },
 });

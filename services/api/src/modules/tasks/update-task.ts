@@ -2,6 +2,7 @@ import { events, type DomainEvent } from '@worktrack/events';
 import { defineRoute } from '../../http/route';
 import { previousAttributes } from '../changes';
 import { assertMembers } from '../members/assert-member';
+import { assertTaskLinks, lockTaskLinks } from '../subtasks/task-links';
 import { taskRecordSchema, taskResource, toTaskRecord } from './task-record';
 import { taskParams, updateTaskBody, type CustomFields, type TaskPatch } from './task-schemas';
 
@@ -29,10 +30,12 @@ export const updateTask = defineRoute({
   locks: taskResource,
   status: 200,
   response: taskRecordSchema,
-  handler: ({ body, tenant, deps, lock }) =>
+  handler: ({ params, body, tenant, deps, lock }) =>
     deps.data(tenant).commitWithEvents(async (tx) => {
+      await lockTaskLinks(tx, { taskId: params.taskId }, body);
       const existing = await lock(tx);
       if (body.assigneeId) await assertMembers(tx, [body.assigneeId], 'assigneeId');
+      await assertTaskLinks(tx, existing, body);
 
       const data = toTaskChanges(body);
       const before = toTaskRecord(existing);
