@@ -16,18 +16,18 @@ export const createRelation = defineRoute({
   permission: 'tasks:write',
   params: relationsParams,
   body: createRelationBody,
-  errors: ['conflict'],
+  errors: ['not_found'],
   status: 201,
   response: relationRecordSchema,
   handler: ({ params, body, tenant, deps }) =>
     deps.data(tenant).commitWithEvents(async (tx) => {
-      if (body.taskId === params.taskId) throw invalid('taskId', 'A task cannot be related to itself');
       // Neither task can be deleted before the relation commits.
       const locked = await tx.relations.lockTasks([params.taskId, body.taskId]);
       const task = locked.find((row) => row.id === params.taskId);
       const other = locked.find((row) => row.id === body.taskId);
       if (!task) throw notFound('taskId', 'No such task');
       if (!other) throw invalid('taskId', 'taskId must be a task of the organization');
+      if (other.id === task.id) throw invalid('taskId', 'A task cannot be related to itself');
 
       const relation = await tx.relations.create({ type: body.type, fromTaskId: task.id, toTaskId: other.id });
       if (!relation) throw conflict('The tasks already hold this relation', 'taskId');

@@ -14,6 +14,7 @@ export const deleteRelation = defineRoute({
   tag: 'Relations',
   permission: 'tasks:write',
   params: relationParams,
+  errors: ['not_found'],
   status: 204,
   response: null,
   handler: ({ params, tenant, deps }) =>

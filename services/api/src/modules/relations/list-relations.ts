@@ -15,6 +15,7 @@ export const listRelations = defineRoute({
   permission: 'tasks:read',
   params: relationsParams,
   query: listRelationsQuery,
+  errors: ['not_found'],
   status: 200,
   response: pageOf(relationRecordSchema),
   handler: async (request) => {
