@@ -12,6 +12,9 @@ export type Webhook = Schemas['Webhook'];
 export type Delivery = Schemas['Delivery'];
 export type ApiKey = Schemas['ApiKey'];
 export type Invitation = Schemas['Invitation'];
+export type Label = Schemas['Label'];
+/** A relation as one of its tasks sees it (`blocks`, `blocked_by`, ...). */
+export type Relation = Schemas['Relation'];
 /** The body of every non-2xx answer: `{ error: { code, message, param, type } }`. */
 export type ApiErrorBody = Schemas['ErrorBody'];
 
