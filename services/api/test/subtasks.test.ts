@@ -90,7 +90,7 @@ describe('parents', () => {
   it('stops nesting at 5 levels, on create and when a subtree moves (400, param parentId)', async () => {
     const five = await chain(5);
     expectError(await api().post('/v1/tasks', { projectId, title: 'Sixth', parentId: five[4] }), 400, 'invalid_request', 'parentId');
-    const [subtreeTop] = await chain(2);
+    const [subtreeTop] = (await chain(2)) as [string];
     // Under the third level a two-level subtree reaches the fifth: allowed; under the fourth, the sixth.
     expectError(await api().patch(`/v1/tasks/${subtreeTop}`, { parentId: five[3] }), 400, 'invalid_request', 'parentId');
     expect((await api().patch(`/v1/tasks/${subtreeTop}`, { parentId: five[2] })).status).toBe(200);
