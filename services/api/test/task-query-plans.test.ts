@@ -54,7 +54,8 @@ beforeAll(async () => {
   parentId = (await api.post('/v1/tasks', { projectId, title: 'Epic' })).body.id;
   await h.db.$executeRaw`UPDATE "Task" SET "labelIds" = ARRAY[${labels[0]}] WHERE "projectId" = ${projectId} AND right(id, 2) < '2'`;
   await h.db.$executeRaw`UPDATE "Task" SET "labelIds" = ARRAY[${labels[1]}] WHERE "projectId" = ${projectId} AND right(id, 2) >= 'Y'`;
-  await h.db.$executeRaw`UPDATE "Task" SET "parentId" = ${parentId} WHERE id IN (SELECT id FROM "Task" WHERE "projectId" = ${projectId} AND id <> ${parentId} LIMIT 300)`;
+  await h.db
+    .$executeRaw`UPDATE "Task" SET "parentId" = ${parentId} WHERE id IN (SELECT id FROM "Task" WHERE "projectId" = ${projectId} AND id <> ${parentId} LIMIT 300)`;
   await h.db.$executeRaw`ANALYZE "Task"`;
 }, 120_000);
 afterAll(() => h.close());

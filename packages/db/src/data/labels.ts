@@ -6,7 +6,7 @@ import { sqlListing, type SqlSortField } from './listing';
 export type LabelSortField = 'createdAt';
 
 /** An organization's labels are few: they are sorted, not walked along an index. */
-export const LABEL_SORT_KEYS: Record<LabelSortField, SqlSortField> = {
+const LABEL_SORT_KEYS: Record<LabelSortField, SqlSortField> = {
   createdAt: { column: '"createdAt"', type: 'timestamptz' },
 };
 

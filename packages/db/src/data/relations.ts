@@ -6,7 +6,7 @@ import { sqlListing, type SqlSortField } from './listing';
 
 export type RelationSortField = 'createdAt';
 
-export const RELATION_SORT_KEYS: Record<RelationSortField, SqlSortField> = {
+const RELATION_SORT_KEYS: Record<RelationSortField, SqlSortField> = {
   createdAt: { column: '"createdAt"', type: 'timestamptz' },
 };
 

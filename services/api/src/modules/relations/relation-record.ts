@@ -6,7 +6,7 @@ import { out } from '../../http/record-fields';
 /** How a relation reads from its second task's side. */
 const INVERSE = { blocks: 'blocked_by', relates_to: 'relates_to', duplicates: 'duplicated_by' } as const;
 
-export const RELATION_SIDES = ['blocks', 'blocked_by', 'relates_to', 'duplicates', 'duplicated_by'] as const;
+const RELATION_SIDES = ['blocks', 'blocked_by', 'relates_to', 'duplicates', 'duplicated_by'] as const;
 
 /** A relation seen from one of its tasks: its type from that side, and the task at the other end. */
 export interface RelationRecord {

@@ -2,7 +2,7 @@ import type { TenantTx } from '@worktrack/db';
 import { invalid } from '../../http/errors';
 
 /** docs/decisions.md#sub-tasks: a tree holds at most this many levels, its top task included. */
-export const MAX_LEVELS = 5;
+const MAX_LEVELS = 5;
 
 /**
  * A task's new parent must be a task of its project that is not the task itself nor one of its
