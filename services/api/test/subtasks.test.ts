@@ -80,7 +80,7 @@ describe('parents', () => {
   });
 
   it('refuses a task as its own ancestor (400, param parentId)', async () => {
-    const [top, middle, bottom] = await chain(3);
+    const [top, middle, bottom] = (await chain(3)) as [string, string, string];
     expectError(await api().patch(`/v1/tasks/${top}`, { parentId: top }), 400, 'invalid_request', 'parentId');
     expectError(await api().patch(`/v1/tasks/${top}`, { parentId: bottom }), 400, 'invalid_request', 'parentId');
     expectError(await api().patch(`/v1/tasks/${middle}`, { parentId: bottom }), 400, 'invalid_request', 'parentId');
