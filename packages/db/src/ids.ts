@@ -32,6 +32,8 @@ export const ID_PREFIXES = {
   delivery: 'dlv',
   attempt: 'att',
   invitation: 'inv',
+  label: 'lbl',
+  relation: 'rel',
   dashboardLink: 'dsl',
   dashboardSession: 'dss',
   request: 'req',

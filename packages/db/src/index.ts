@@ -6,6 +6,9 @@ export type { LockableTable } from './data/connection';
 export { pageSql, type PageWindow, type RowSource } from './data/listing';
 export { TASK_SORT_KEYS, taskConditions, type TaskFilter, type TaskSortField } from './data/tasks';
 export { PROJECT_SORT_KEYS, type ProjectSortField } from './data/projects';
+export type { LabelSortField } from './data/labels';
+export type { RelatedTask, RelationSortField } from './data/relations';
+export type { Subtasks, TaskRow } from './data/subtasks';
 export type { DeliveryLogFilters, MissedEvent } from './data/deliveries';
 export type { DisabledWebhook } from './data/webhooks';
 export type { EventToRecord } from './data/events';
@@ -37,6 +40,8 @@ export type {
   ApiKey,
   Project,
   Task,
+  Label,
+  TaskRelation,
   Comment,
   File,
   Invitation,

@@ -27,6 +27,8 @@ function task(overrides: Partial<Task> = {}): Task {
     creatorId: org.user.id,
     dueDate: new Date('2026-12-01T00:00:00.000Z'),
     customFields: { points: 3, flag: true },
+    labelIds: [],
+    parentId: null,
     createdAt: now,
     updatedAt: now,
     ...overrides,

@@ -1,4 +1,4 @@
-import type { CommentRecord, FileRecord, MemberRecord, ProjectRecord, TaskRecord } from './records';
+import type { CommentRecord, FileRecord, LabelRecord, MemberRecord, ProjectRecord, RelationEventRecord, TaskRecord } from './records';
 
 /** Every event type of the contract (docs/decisions.md#event-types). */
 export const EVENT_TYPES = [
@@ -17,6 +17,11 @@ export const EVENT_TYPES = [
   'comment.deleted',
   'file.uploaded',
   'file.deleted',
+  'label.created',
+  'label.updated',
+  'label.deleted',
+  'relation.created',
+  'relation.deleted',
 ] as const;
 
 export type EventType = (typeof EVENT_TYPES)[number];
@@ -38,12 +43,18 @@ export const EVENT_DESCRIPTIONS: Record<EventType, string> = {
   'comment.deleted': 'A comment was deleted. `data` is the comment as it was.',
   'file.uploaded': 'A file was attached to a task. `data` is the file record (its bytes are downloaded with the API).',
   'file.deleted': 'A file was deleted. `data` is the file record as it was.',
+  'label.created': 'A label was created. `data` is the label. Belongs to no project: project-scoped subscriptions never receive it.',
+  'label.updated': 'A label was changed. `data` is the label after the change; `previousAttributes` holds the changed fields before it.',
+  'label.deleted': 'A label was deleted, and taken off every task that carried it (no `task.updated` per task). `data` is the label as it was.',
+  'relation.created':
+    'Two tasks were related. `data` is the relation as created (`taskId` `type` `relatedTaskId`), with `projectId` the project of its first task.',
+  'relation.deleted': 'A relation was deleted (not sent when it goes with a deleted task). `data` is the relation as it was.',
 };
 
 export interface DomainEvent {
   type: EventType;
   data: object;
-  /** The project it belongs to, which project-scoped subscriptions select on (docs/decisions.md#subscriber-controls); null for member events. */
+  /** The project it belongs to, which project-scoped subscriptions select on (docs/decisions.md#subscriber-controls); null for member and label events. */
   projectId: string | null;
 }
 
@@ -83,6 +94,15 @@ export const events = {
   commentDeleted: (comment: CommentRecord, projectId: string): DomainEvent => ({ type: 'comment.deleted', data: comment, projectId }),
   fileUploaded: (file: FileRecord): DomainEvent => ({ type: 'file.uploaded', data: file, projectId: file.projectId }),
   fileDeleted: (file: FileRecord): DomainEvent => ({ type: 'file.deleted', data: file, projectId: file.projectId }),
+  labelCreated: (label: LabelRecord): DomainEvent => ({ type: 'label.created', data: label, projectId: null }),
+  labelUpdated: (label: LabelRecord, previousAttributes: Changes<LabelRecord>): DomainEvent => ({
+    type: 'label.updated',
+    data: { ...label, previousAttributes },
+    projectId: null,
+  }),
+  labelDeleted: (label: LabelRecord): DomainEvent => ({ type: 'label.deleted', data: label, projectId: null }),
+  relationCreated: (relation: RelationEventRecord): DomainEvent => ({ type: 'relation.created', data: relation, projectId: relation.projectId }),
+  relationDeleted: (relation: RelationEventRecord): DomainEvent => ({ type: 'relation.deleted', data: relation, projectId: relation.projectId }),
 };
 
 export function isEventType(value: string): value is EventType {
@@ -101,8 +121,20 @@ const sampleTask: TaskRecord = {
   creatorId: 'usr_sample',
   dueDate: null,
   customFields: {},
+  labelIds: ['lbl_sample'],
+  parentId: null,
+  subtasks: { total: 0, done: 0 },
   createdAt: at,
   updatedAt: at,
+};
+const sampleLabel: LabelRecord = { id: 'lbl_sample', name: 'bug', color: '#d73a4a', description: null, createdAt: at, updatedAt: at };
+const sampleRelation: RelationEventRecord = {
+  id: 'rel_sample',
+  type: 'blocks',
+  taskId: 'tsk_sample',
+  relatedTaskId: 'tsk_sample2',
+  projectId: 'prj_sample',
+  createdAt: at,
 };
 const sampleProject: ProjectRecord = {
   id: 'prj_sample',
@@ -152,4 +184,9 @@ export const sampleEvents: Record<EventType, DomainEvent> = {
   'comment.deleted': events.commentDeleted(sampleComment, sampleTask.projectId),
   'file.uploaded': events.fileUploaded(sampleFile),
   'file.deleted': events.fileDeleted(sampleFile),
+  'label.created': events.labelCreated(sampleLabel),
+  'label.updated': events.labelUpdated({ ...sampleLabel, color: '#b60205' }, { color: '#d73a4a' }),
+  'label.deleted': events.labelDeleted(sampleLabel),
+  'relation.created': events.relationCreated(sampleRelation),
+  'relation.deleted': events.relationDeleted(sampleRelation),
 };

@@ -19,6 +19,9 @@ export interface TaskRecord {
   creatorId: string;
   dueDate: string | null;
   customFields: Record<string, unknown>;
+  labelIds: string[];
+  parentId: string | null;
+  subtasks: { total: number; done: number };
   createdAt: string;
   updatedAt: string;
 }
@@ -60,5 +63,24 @@ export interface FileRecord {
   size: number;
   contentType: string;
   uploaderId: string;
+  createdAt: string;
+}
+
+export interface LabelRecord {
+  id: string;
+  name: string;
+  color: string | null;
+  description: string | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** A relation as created (`taskId <type> relatedTaskId`), in events: with the project of its first task. */
+export interface RelationEventRecord {
+  id: string;
+  type: string;
+  taskId: string;
+  relatedTaskId: string;
+  projectId: string;
   createdAt: string;
 }

@@ -12,6 +12,9 @@ export type Webhook = Schemas['Webhook'];
 export type Delivery = Schemas['Delivery'];
 export type ApiKey = Schemas['ApiKey'];
 export type Invitation = Schemas['Invitation'];
+export type Label = Schemas['Label'];
+/** A relation as one of its tasks sees it (`blocks`, `blocked_by`, ...). */
+export type Relation = Schemas['Relation'];
 /** The body of every non-2xx answer: `{ error: { code, message, param, type } }`. */
 export type ApiErrorBody = Schemas['ErrorBody'];
 
@@ -43,7 +46,7 @@ export type ListOptions<P extends ListPath> = ListPathParams<P> & {
 
 type WebhookBody<K extends keyof webhooks> = webhooks[K] extends { post: { requestBody: { content: { 'application/json': infer Body } } } } ? Body : never;
 
-/** The 15 event types. */
+/** The 20 event types. */
 export type WebhookEventType = keyof webhooks & string;
 
 /** The body of a delivery, narrowed by its `event` field. */

@@ -1,4 +1,4 @@
-import { createClient, type ListItem, type ListPath, type Task, type WebhookEvent } from '../src/index.js';
+import { createClient, type Label, type ListItem, type ListPath, type Relation, type Task, type WebhookEvent } from '../src/index.js';
 import type { VerifiedWebhook } from '../src/webhooks.js';
 
 /** Compile-time checks (the root `pnpm typecheck` runs them); the test only keeps them from being dead code. */
@@ -12,6 +12,9 @@ describe('the generated types', () => {
     assertType<Equal<Extract<ListPath, '/v1/tasks/{taskId}/comments'>, '/v1/tasks/{taskId}/comments'>>();
     assertType<Equal<Extract<WebhookEvent, { event: 'task.created' }>['data'], Task>>();
     assertType<Equal<VerifiedWebhook['payload'], WebhookEvent>>();
+    assertType<Equal<ListItem<'/v1/labels'>, Label>>();
+    assertType<Equal<ListItem<'/v1/tasks/{taskId}/relations'>, Relation>>();
+    assertType<Equal<Extract<WebhookEvent, { event: 'label.created' }>['data'], Label>>();
 
     const sdk = createClient({ baseUrl: 'https://api.example.com', apiKey: 'tk_test_x', fetch: async () => new Response('{}') });
     const misuses = () => {

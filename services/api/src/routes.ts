@@ -8,8 +8,10 @@ import { listEventTypes } from './modules/events/list-event-types';
 import { eventRoutes } from './modules/events/routes';
 import { streamDescription } from './modules/events/stream/stream-events';
 import { fileRoutes } from './modules/files/routes';
+import { labelRoutes } from './modules/labels/routes';
 import { memberRoutes } from './modules/members/routes';
 import { projectRoutes } from './modules/projects/routes';
+import { relationRoutes } from './modules/relations/routes';
 import { taskRoutes } from './modules/tasks/routes';
 import { webhookRoutes } from './modules/webhooks/routes';
 
@@ -19,7 +21,9 @@ export const publicRoutes: readonly RouteDefinition[] = [acceptInvitation, listE
 /** Every authenticated route under /v1: the app mounts it, and the security and fuzz suites derive their coverage from it. */
 export const apiRoutes: readonly RouteDefinition[] = [
   ...taskRoutes,
+  ...relationRoutes,
   ...projectRoutes,
+  ...labelRoutes,
   ...apiKeyRoutes,
   ...webhookRoutes,
   ...fileRoutes,

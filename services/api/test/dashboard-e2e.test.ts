@@ -8,6 +8,7 @@ import { launchBrowser } from '@test-support/browser';
 import { exitCode, freePort, runEntry } from '@test-support/processes';
 import { bootstrapOrganization } from '../src/modules/organizations/bootstrap-organization';
 import { addMember, as, createHarness, type Harness, type TestOrg } from '@test-support/api-harness';
+import { EVENT_TYPES } from '@worktrack/events';
 import { linkFor } from '@test-support/dashboard-session';
 import { waitFor } from '@test-support/wait-for';
 import { ARTIFACTS, checkPage as checkAnyPage, watchConsole } from '@test-support/page-checks';
@@ -258,7 +259,7 @@ describe('the dashboard in a browser', () => {
     await go('/dashboard/webhooks');
     await page.getByRole('link', { name: 'The event types' }).click();
     await expect(h1()).resolves.toBe('Event types');
-    await expect(page.locator('section.event-type').count()).resolves.toBe(15);
+    await expect(page.locator('section.event-type').count()).resolves.toBe(EVENT_TYPES.length);
     await page.locator('#task\\.created summary', { hasText: 'Example body' }).click();
     await expect(page.locator('#task\\.created pre').first().textContent()).resolves.toContain('"event": "task.created"');
     await checkPage('event-types');

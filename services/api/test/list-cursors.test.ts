@@ -187,6 +187,13 @@ describe('every list', () => {
     );
     params.taskId = tasks[0]!;
     await Promise.all([0, 1, 2, 3, 4].map((i) => api.post(`/v1/tasks/${params.taskId}/comments`, { content: `comment ${i}` })));
+    await Promise.all(['bug', 'design', 'ops', 'docs'].map((name) => api.post('/v1/labels', { name })));
+    // The thread's relations, both ways round.
+    await Promise.all([
+      api.post(`/v1/tasks/${params.taskId}/relations`, { type: 'blocks', taskId: tasks[1] }),
+      api.post(`/v1/tasks/${params.taskId}/relations`, { type: 'relates_to', taskId: tasks[2] }),
+      api.post(`/v1/tasks/${tasks[1]}/relations`, { type: 'duplicates', taskId: params.taskId }),
+    ]);
     const webhooks = await Promise.all(
       [0, 1, 2, 3].map(async () => (await api.post('/v1/webhooks', { url: 'https://93.184.215.14/hooks', events: ['*'] })).body.id as string),
     );
@@ -220,11 +227,13 @@ describe('every list', () => {
         '/api-keys',
         '/events',
         '/files',
+        '/labels',
         '/members',
         '/members/invitations',
         '/projects',
         '/tasks',
         '/tasks/:taskId/comments',
+        '/tasks/:taskId/relations',
         '/webhooks',
         '/webhooks/:webhookId/deliveries',
       ].sort(),

@@ -81,7 +81,7 @@ describe('GET /v1/openapi.json', () => {
     expect(() => conformance.check('get', `/v1/projects/${project.body.id}`, res(error, 403))).toThrow(/disagrees/);
   });
 
-  it('has a webhooks entry for each of the 15 event types', () => {
+  it('has a webhooks entry for each of the 20 event types', () => {
     expect(Object.keys(document.webhooks).sort()).toEqual([...EVENT_TYPES].sort());
   });
 });

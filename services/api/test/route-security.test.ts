@@ -16,6 +16,7 @@ const SAMPLE_BODIES: Record<string, object> = {
   'post /tasks/:taskId/comments': { content: 'Sample' },
   'patch /members/:userId': { role: 'guest' },
   'post /webhooks/:webhookId/recover': { since: new Date().toISOString() },
+  'post /tasks/:taskId/relations': { type: 'relates_to', taskId: 'tsk_unknown' },
 };
 
 let h: Harness;
@@ -31,6 +32,7 @@ beforeAll(async () => {
   const live = { organizationId: org.organization.id, mode: 'live' as const };
   const projectId: string = (await admin.post('/v1/projects', { name: 'Secured' }).expect(201)).body.id;
   const taskId: string = (await admin.post('/v1/tasks', { title: 'Secured', projectId }).expect(201)).body.id;
+  const relatedTaskId: string = (await admin.post('/v1/tasks', { title: 'Related', projectId }).expect(201)).body.id;
   const webhookId: string = (await admin.post('/v1/webhooks', { url: 'https://93.184.215.14/hooks', events: ['*'] }).expect(201)).body.id;
   const deliveryId = newId('delivery');
   await h.db.delivery.create({
@@ -60,6 +62,8 @@ beforeAll(async () => {
     invitationId: (await admin.post('/v1/members/invite', { email: 'secured@example.com', role: 'guest' }).expect(201)).body.id,
     userId: (await addMember(h.db, org, { role: 'member' })).userId,
     eventId: (await h.db.outboxEvent.findFirstOrThrow({ where: live })).id,
+    labelId: (await admin.post('/v1/labels', { name: 'Secured' }).expect(201)).body.id,
+    relationId: (await admin.post(`/v1/tasks/${taskId}/relations`, { type: 'blocks', taskId: relatedTaskId }).expect(201)).body.id,
   });
 });
 afterAll(() => h.close());

@@ -34,7 +34,9 @@ beforeAll(async () => {
   });
   const testProject = (await as(h.app, org.testKey).post('/v1/projects', { name: 'Sandbox' })).body.id;
   await seedTasks(h.db, { ...seed, projectId: testProject, count: 100, mode: 'test' });
-  tasks = (await h.db.task.findMany({ where: { organizationId: org.organization.id, mode: 'live' } })).map(toTaskRecord);
+  tasks = (await h.db.task.findMany({ where: { organizationId: org.organization.id, mode: 'live' } })).map((task) =>
+    toTaskRecord({ ...task, subtasks: { total: 0, done: 0 } }),
+  );
 }, 60_000);
 afterAll(() => h.close());
 

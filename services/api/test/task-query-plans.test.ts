@@ -27,12 +27,15 @@ interface PlanNode {
 const nodesOf = (node: PlanNode): PlanNode[] => [node, ...(node.Plans ?? []).flatMap(nodesOf)];
 
 /** What a Sort may order: rows an index condition narrowed by a filter, not by the tenant or project alone. */
-const NARROWING = /to_tsvector|"assigneeId"|\("dueDate" [<>]|\("updatedAt" >=|\("createdAt" >=/;
+const NARROWING = /to_tsvector|"assigneeId"|"labelIds"|"parentId" =|\("dueDate" [<>]|\("updatedAt" >=|\("createdAt" >=/;
 
 let h: Harness;
 let scope: Scope;
 let projectId: string;
 let members: string[];
+/** Two labels, each on a twentieth of the big project's tasks, and a parent of 300 of them. */
+let labels: string[];
+let parentId: string;
 
 beforeAll(async () => {
   h = createHarness();
@@ -47,6 +50,13 @@ beforeAll(async () => {
   await seedTasks(h.db, { ...seed, projectId: small, count: 1_500 });
   const foreign = (await as(h.app, other.liveKey).post('/v1/projects', { name: 'Foreign' })).body.id;
   await seedTasks(h.db, { organizationId: other.organization.id, projectId: foreign, creatorId: other.user.id, assignees: [other.user.id], count: 2_000 });
+  labels = await Promise.all(['bug', 'feature'].map(async (name) => (await api.post('/v1/labels', { name })).body.id as string));
+  parentId = (await api.post('/v1/tasks', { projectId, title: 'Epic' })).body.id;
+  await h.db.$executeRaw`UPDATE "Task" SET "labelIds" = ARRAY[${labels[0]}] WHERE "projectId" = ${projectId} AND right(id, 2) < '2'`;
+  await h.db.$executeRaw`UPDATE "Task" SET "labelIds" = ARRAY[${labels[1]}] WHERE "projectId" = ${projectId} AND right(id, 2) >= 'Y'`;
+  await h.db
+    .$executeRaw`UPDATE "Task" SET "parentId" = ${parentId} WHERE id IN (SELECT id FROM "Task" WHERE "projectId" = ${projectId} AND id <> ${parentId} LIMIT 300)`;
+  await h.db.$executeRaw`ANALYZE "Task"`;
 }, 120_000);
 afterAll(() => h.close());
 
@@ -64,6 +74,10 @@ const FILTERS: [string, () => Filters][] = [
   ['createdSince', () => ({ createdSince: '2026-01-01T08:00:00.000Z' })],
   ['q, a common word', () => ({ q: 'launch' })],
   ['q, rare words', () => ({ q: 'nandu zebre 17' })],
+  ['a label', () => ({ labelId: [labels[0]!] })],
+  ['either of two labels', () => ({ labelId: labels })],
+  ['a parent', () => ({ parentId })],
+  ['top level', () => ({ topLevel: true })],
   [
     'every filter',
     () => ({

@@ -36,6 +36,9 @@ describe('POST /v1/tasks', () => {
       creatorId: org.user.id,
       dueDate: null,
       customFields: {},
+      labelIds: [],
+      parentId: null,
+      subtasks: { total: 0, done: 0 },
       createdAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
       updatedAt: expect.any(String),
     });

@@ -15,7 +15,7 @@ export interface TenantConn {
   actor: Actor;
 }
 
-export type LockableTable = 'Task' | 'Project' | 'Webhook' | 'Comment' | 'File';
+export type LockableTable = 'Task' | 'Project' | 'Webhook' | 'Comment' | 'File' | 'Label';
 
 /**
  * Locks one of the tenant's rows for the rest of the transaction, so that read-modify-write

@@ -6,7 +6,8 @@ import type { Scope } from '../scope';
 import { newId } from '../ids';
 import type { EventToRecord } from './events';
 import { lockScopedRow, type TenantConn } from './connection';
-import { caseInsensitive, sqlListing, type SqlSortField } from './listing';
+import { caseInsensitive, sqlListing, type PageWindow, type SqlSortField } from './listing';
+import { attachSubtasks, COUNT_ROWS, withSubtasks, type TaskRow } from './subtasks';
 
 export type TaskSortField = 'createdAt' | 'updatedAt' | 'dueDate' | 'priority' | 'title' | 'status';
 
@@ -42,6 +43,12 @@ export interface TaskFilter {
   updatedSince?: string;
   createdSince?: string;
   q?: string;
+  /** Tasks carrying any of these labels. */
+  labelId?: string[];
+  /** The children of this task. */
+  parentId?: string;
+  /** Only tasks without a parent. */
+  topLevel?: boolean;
 }
 
 /** The tenant's tasks that pass every filter given. */
@@ -56,6 +63,9 @@ export function taskConditions(scope: Scope, filters: TaskFilter): Prisma.Sql {
   if (filters.updatedSince) conditions.push(Prisma.sql`"updatedAt" >= ${filters.updatedSince}::timestamptz`);
   if (filters.createdSince) conditions.push(Prisma.sql`"createdAt" >= ${filters.createdSince}::timestamptz`);
   if (filters.q) conditions.push(matchesSearch(filters.q));
+  if (filters.labelId) conditions.push(Prisma.sql`"labelIds" && ${filters.labelId}::text[]`);
+  if (filters.parentId) conditions.push(Prisma.sql`"parentId" = ${filters.parentId}`);
+  if (filters.topLevel) conditions.push(Prisma.sql`"parentId" IS NULL`);
   return Prisma.join(conditions, ' AND ');
 }
 
@@ -89,8 +99,8 @@ const matchesSearch = (q: string) => Prisma.sql`${searchDocument} @@ to_tsquery(
 
 /** The filters the maintained counts (`TaskCount`, kept by triggers on `Task`) can answer. */
 function countedFilters(filters: TaskFilter): TaskFilter | undefined {
-  const { projectId, status, priority, assigneeId, dueBefore, dueAfter, updatedSince, createdSince, q } = filters;
-  if (dueBefore ?? dueAfter ?? updatedSince ?? createdSince ?? q) return undefined;
+  const { projectId, status, priority, assigneeId, dueBefore, dueAfter, updatedSince, createdSince, q, labelId, parentId, topLevel } = filters;
+  if (dueBefore ?? dueAfter ?? updatedSince ?? createdSince ?? q ?? labelId ?? parentId ?? topLevel) return undefined;
   return { projectId, status, priority, assigneeId };
 }
 
@@ -160,9 +170,16 @@ export type NewTask = Omit<Task, 'organizationId' | 'mode'>;
 /** The tenant's tasks. */
 export function tasks({ conn, pool, scope, actor }: TenantConn) {
   return {
-    find: (id: string) => conn.task.findFirst({ where: { id, ...scope } }),
+    find: async (id: string): Promise<TaskRow | null> => {
+      const task = await conn.task.findFirst({ where: { id, ...scope }, include: COUNT_ROWS });
+      return task && withSubtasks(task);
+    },
     lock: (id: string) => lockScopedRow(conn, 'Task', scope, id),
-    update: (id: string, data: Prisma.TaskUncheckedUpdateInput) => conn.task.update({ where: { id, ...scope }, data }),
+    update: async (id: string, data: Prisma.TaskUncheckedUpdateInput): Promise<TaskRow> =>
+      withSubtasks(await conn.task.update({ where: { id, ...scope }, data, include: COUNT_ROWS })),
+    /** A task inserted in the transaction (the checks are the caller's); see `insertWithEvent` for the usual one. */
+    create: async (task: Omit<Task, 'organizationId' | 'mode'>): Promise<TaskRow> =>
+      withSubtasks(await conn.task.create({ data: { ...task, customFields: task.customFields ?? {}, ...scope }, include: COUNT_ROWS })),
     remove: (id: string) => conn.task.delete({ where: { id, ...scope } }),
 
     /**
@@ -194,7 +211,10 @@ export function tasks({ conn, pool, scope, actor }: TenantConn) {
           WHERE ${taskConditions(scope, where)}`;
         return (await queryOnPool<{ total: number }>(pool, sum))[0]!.total;
       };
-      return { rows: listing.rows, total: counted ? () => sumOfCounts(counted) : listing.total };
+      return {
+        rows: async (window: PageWindow<TaskSortField>) => attachSubtasks(pool, await listing.rows(window)),
+        total: counted ? () => sumOfCounts(counted) : listing.total,
+      };
     },
   };
 }

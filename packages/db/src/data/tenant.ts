@@ -9,9 +9,12 @@ import { deliveries } from './deliveries';
 import { events } from './events';
 import { feed } from './feed';
 import { files } from './files';
+import { labels } from './labels';
 import { apiKeys, invitations, members } from './members';
 import { projects } from './projects';
 import { references } from './references';
+import { relations } from './relations';
+import { subtaskTrees } from './subtasks';
 import { tasks } from './tasks';
 import { webhooks } from './webhooks';
 import { dashboardLinks, insertSession, type NewSession } from './sign-in';
@@ -19,6 +22,9 @@ import { dashboardLinks, insertSession, type NewSession } from './sign-in';
 const TABLES = {
   tasks,
   taskActivity,
+  subtaskTrees,
+  labels,
+  relations,
   projects,
   references,
   comments,

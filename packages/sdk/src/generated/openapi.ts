@@ -70,7 +70,9 @@ export interface paths {
         post?: never;
         /**
          * Delete a task and its comments
-         * @description Needs the `tasks:write` permission.
+         * @description Also deletes its relations. Its sub-tasks stay, detached: each gets `task.updated` with `previousAttributes.parentId`.
+         *
+         *     Needs the `tasks:write` permission.
          */
         delete: operations["deleteTask"];
         options?: never;
@@ -101,6 +103,56 @@ export interface paths {
         put?: never;
         post?: never;
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/tasks/{taskId}/relations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List a task's relations
+         * @description Both directions, from this task's side: `blocked_by` and `duplicated_by` are the other task's `blocks` and `duplicates`. Oldest first.
+         *
+         *     Needs the `tasks:read` permission.
+         */
+        get: operations["listTaskRelations"];
+        put?: never;
+        /**
+         * Relate a task to another
+         * @description This task `blocks`, `relates_to` or `duplicates` the other, of any project. A relation the pair already holds (either way round for `relates_to`) is a 409.
+         *
+         *     Needs the `tasks:write` permission.
+         */
+        post: operations["createTaskRelation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/tasks/{taskId}/relations/{relationId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete a relation
+         * @description From either of its tasks.
+         *
+         *     Needs the `tasks:write` permission.
+         */
+        delete: operations["deleteTaskRelation"];
         options?: never;
         head?: never;
         patch?: never;
@@ -162,6 +214,64 @@ export interface paths {
          *     Needs the `projects:write` permission.
          */
         patch: operations["updateProject"];
+        trace?: never;
+    };
+    "/v1/labels": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List labels
+         * @description Newest first. `q` finds the labels whose name contains it, whatever its case.
+         *
+         *     Needs the `projects:read` permission.
+         */
+        get: operations["listLabels"];
+        put?: never;
+        /**
+         * Create a label
+         * @description Names are unique in the organization whatever their case (409 otherwise).
+         *
+         *     Needs the `projects:write` permission.
+         */
+        post: operations["createLabel"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/labels/{labelId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a label
+         * @description Needs the `projects:read` permission.
+         */
+        get: operations["getLabel"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a label
+         * @description Takes it off every task that carries it, with one `label.deleted` event (no `task.updated` per task).
+         *
+         *     Needs the `projects:write` permission.
+         */
+        delete: operations["deleteLabel"];
+        options?: never;
+        head?: never;
+        /**
+         * Update a label
+         * @description Needs the `projects:write` permission.
+         */
+        patch: operations["updateLabel"];
         trace?: never;
     };
     "/v1/api-keys": {
@@ -797,7 +907,7 @@ export interface paths {
         };
         /**
          * List the event types
-         * @description Needs no API key. The 15 event types a subscription can receive, each with what it means, the JSON Schema of its `data` and a sample delivery body.
+         * @description Needs no API key. The 20 event types a subscription can receive, each with what it means, the JSON Schema of its `data` and a sample delivery body.
          *
          *     Needs no API key.
          */
@@ -1134,6 +1244,106 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "label.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * label.created delivery
+         * @description Any 2xx within 5 s is success; otherwise retried 1 min, 5 min, 15 min, 1 h, 3 h and 6 h later, with the same deliveryId and body.
+         */
+        post: operations["labelCreated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "label.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * label.updated delivery
+         * @description Any 2xx within 5 s is success; otherwise retried 1 min, 5 min, 15 min, 1 h, 3 h and 6 h later, with the same deliveryId and body.
+         */
+        post: operations["labelUpdated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "label.deleted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * label.deleted delivery
+         * @description Any 2xx within 5 s is success; otherwise retried 1 min, 5 min, 15 min, 1 h, 3 h and 6 h later, with the same deliveryId and body.
+         */
+        post: operations["labelDeleted"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "relation.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * relation.created delivery
+         * @description Any 2xx within 5 s is success; otherwise retried 1 min, 5 min, 15 min, 1 h, 3 h and 6 h later, with the same deliveryId and body.
+         */
+        post: operations["relationCreated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "relation.deleted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * relation.deleted delivery
+         * @description Any 2xx within 5 s is success; otherwise retried 1 min, 5 min, 15 min, 1 h, 3 h and 6 h later, with the same deliveryId and body.
+         */
+        post: operations["relationDeleted"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface components {
     schemas: {
@@ -1177,6 +1387,20 @@ export interface components {
             dueDate: string | null;
             customFields: {
                 [key: string]: string | number | boolean | unknown;
+            };
+            /**
+             * @description Its labels, by id (docs/decisions.md#labels)
+             * @example [
+             *       "lbl_01JD2X5K8Y3V4M7N9P0Q1R2S3T"
+             *     ]
+             */
+            labelIds: string[];
+            /** @description The task it is a sub-task of, in the same project */
+            parentId: string | null;
+            /** @description Its direct children, and how many of them are done */
+            subtasks: {
+                total: number;
+                done: number;
             };
             /**
              * Format: date-time
@@ -1250,6 +1474,30 @@ export interface components {
                 };
             } | null;
         };
+        RelatedTask: {
+            /** @example tsk_01JD2X5K8Y3V4M7N9P0Q1R2S3T */
+            id: string;
+            title: string;
+            /** @enum {string} */
+            status: "todo" | "in_progress" | "done";
+            /** @example prj_01JD2X5K8Y3V4M7N9P0Q1R2S3T */
+            projectId: string;
+        };
+        Relation: {
+            /** @example rel_01JD2X5K8Y3V4M7N9P0Q1R2S3T */
+            id: string;
+            /**
+             * @description The relation from this task's side: `blocked_by` and `duplicated_by` are `blocks` and `duplicates` seen from their second task
+             * @enum {string}
+             */
+            type: "blocks" | "blocked_by" | "relates_to" | "duplicates" | "duplicated_by";
+            task: components["schemas"]["RelatedTask"];
+            /**
+             * Format: date-time
+             * @example 2026-11-21T10:00:00.000Z
+             */
+            createdAt: string;
+        };
         Project: {
             /** @example prj_01JD2X5K8Y3V4M7N9P0Q1R2S3T */
             id: string;
@@ -1262,6 +1510,25 @@ export interface components {
             archived: boolean;
             /** Format: date-time */
             archivedAt: string | null;
+            /**
+             * Format: date-time
+             * @example 2026-11-21T10:00:00.000Z
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-21T10:00:00.000Z
+             */
+            updatedAt: string;
+        };
+        Label: {
+            /** @example lbl_01JD2X5K8Y3V4M7N9P0Q1R2S3T */
+            id: string;
+            /** @example bug */
+            name: string;
+            /** @example #d73a4a */
+            color: string | null;
+            description: string | null;
             /**
              * Format: date-time
              * @example 2026-11-21T10:00:00.000Z
@@ -1331,7 +1598,7 @@ export interface components {
             /** @example https://example.com/hooks/worktrack */
             url: string;
             /** @description The event types it receives, or `["*"]` for all */
-            events: ("*" | "task.created" | "task.updated" | "task.deleted" | "task.completed" | "project.created" | "project.updated" | "project.deleted" | "member.added" | "member.removed" | "member.role_changed" | "comment.created" | "comment.updated" | "comment.deleted" | "file.uploaded" | "file.deleted")[];
+            events: ("*" | "task.created" | "task.updated" | "task.deleted" | "task.completed" | "project.created" | "project.updated" | "project.deleted" | "member.added" | "member.removed" | "member.role_changed" | "comment.created" | "comment.updated" | "comment.deleted" | "file.uploaded" | "file.deleted" | "label.created" | "label.updated" | "label.deleted" | "relation.created" | "relation.deleted")[];
             description: string | null;
             /** @enum {string} */
             status: "active" | "disabled";
@@ -1397,7 +1664,7 @@ export interface components {
             /** @example https://example.com/hooks/worktrack */
             url: string;
             /** @description The event types it receives, or `["*"]` for all */
-            events: ("*" | "task.created" | "task.updated" | "task.deleted" | "task.completed" | "project.created" | "project.updated" | "project.deleted" | "member.added" | "member.removed" | "member.role_changed" | "comment.created" | "comment.updated" | "comment.deleted" | "file.uploaded" | "file.deleted")[];
+            events: ("*" | "task.created" | "task.updated" | "task.deleted" | "task.completed" | "project.created" | "project.updated" | "project.deleted" | "member.added" | "member.removed" | "member.role_changed" | "comment.created" | "comment.updated" | "comment.deleted" | "file.uploaded" | "file.deleted" | "label.created" | "label.updated" | "label.deleted" | "relation.created" | "relation.deleted")[];
             description: string | null;
             /** @enum {string} */
             status: "active" | "disabled";
@@ -1474,7 +1741,7 @@ export interface components {
              */
             eventId: string | null;
             /** @enum {string} */
-            event: "task.created" | "task.updated" | "task.deleted" | "task.completed" | "project.created" | "project.updated" | "project.deleted" | "member.added" | "member.removed" | "member.role_changed" | "comment.created" | "comment.updated" | "comment.deleted" | "file.uploaded" | "file.deleted";
+            event: "task.created" | "task.updated" | "task.deleted" | "task.completed" | "project.created" | "project.updated" | "project.deleted" | "member.added" | "member.removed" | "member.role_changed" | "comment.created" | "comment.updated" | "comment.deleted" | "file.uploaded" | "file.deleted" | "label.created" | "label.updated" | "label.deleted" | "relation.created" | "relation.deleted";
             /** @enum {string} */
             status: "pending" | "succeeded" | "failed";
             /** @description A sample delivery of POST /webhooks/{webhookId}/test */
@@ -1528,7 +1795,7 @@ export interface components {
              */
             eventId: string | null;
             /** @enum {string} */
-            event: "task.created" | "task.updated" | "task.deleted" | "task.completed" | "project.created" | "project.updated" | "project.deleted" | "member.added" | "member.removed" | "member.role_changed" | "comment.created" | "comment.updated" | "comment.deleted" | "file.uploaded" | "file.deleted";
+            event: "task.created" | "task.updated" | "task.deleted" | "task.completed" | "project.created" | "project.updated" | "project.deleted" | "member.added" | "member.removed" | "member.role_changed" | "comment.created" | "comment.updated" | "comment.deleted" | "file.uploaded" | "file.deleted" | "label.created" | "label.updated" | "label.deleted" | "relation.created" | "relation.deleted";
             /** @enum {string} */
             status: "pending" | "succeeded" | "failed";
             /** @description A sample delivery of POST /webhooks/{webhookId}/test */
@@ -1706,7 +1973,7 @@ export interface components {
             /** @example evt_01JD2X5K8Y3V4M7N9P0Q1R2S3T */
             id: string;
             /** @enum {string} */
-            type: "task.created" | "task.updated" | "task.deleted" | "task.completed" | "project.created" | "project.updated" | "project.deleted" | "member.added" | "member.removed" | "member.role_changed" | "comment.created" | "comment.updated" | "comment.deleted" | "file.uploaded" | "file.deleted";
+            type: "task.created" | "task.updated" | "task.deleted" | "task.completed" | "project.created" | "project.updated" | "project.deleted" | "member.added" | "member.removed" | "member.role_changed" | "comment.created" | "comment.updated" | "comment.deleted" | "file.uploaded" | "file.deleted" | "label.created" | "label.updated" | "label.deleted" | "relation.created" | "relation.deleted";
             /**
              * Format: date-time
              * @example 2026-11-21T10:00:00.000Z
@@ -1762,7 +2029,7 @@ export interface components {
         };
         EventType: {
             /** @enum {string} */
-            type: "task.created" | "task.updated" | "task.deleted" | "task.completed" | "project.created" | "project.updated" | "project.deleted" | "member.added" | "member.removed" | "member.role_changed" | "comment.created" | "comment.updated" | "comment.deleted" | "file.uploaded" | "file.deleted";
+            type: "task.created" | "task.updated" | "task.deleted" | "task.completed" | "project.created" | "project.updated" | "project.deleted" | "member.added" | "member.removed" | "member.role_changed" | "comment.created" | "comment.updated" | "comment.deleted" | "file.uploaded" | "file.deleted" | "label.created" | "label.updated" | "label.deleted" | "relation.created" | "relation.deleted";
             description: string;
             /** @description The JSON Schema of the event's `data` */
             schema: {
@@ -1794,6 +2061,20 @@ export interface components {
             dueDate: string | null;
             customFields: {
                 [key: string]: string | number | boolean | unknown;
+            };
+            /**
+             * @description Its labels, by id (docs/decisions.md#labels)
+             * @example [
+             *       "lbl_01JD2X5K8Y3V4M7N9P0Q1R2S3T"
+             *     ]
+             */
+            labelIds: string[];
+            /** @description The task it is a sub-task of, in the same project */
+            parentId: string | null;
+            /** @description Its direct children, and how many of them are done */
+            subtasks: {
+                total: number;
+                done: number;
             };
             /**
              * Format: date-time
@@ -1883,6 +2164,52 @@ export interface components {
                 [key: string]: unknown;
             };
         };
+        LabelChanged: {
+            /** @example lbl_01JD2X5K8Y3V4M7N9P0Q1R2S3T */
+            id: string;
+            /** @example bug */
+            name: string;
+            /** @example #d73a4a */
+            color: string | null;
+            description: string | null;
+            /**
+             * Format: date-time
+             * @example 2026-11-21T10:00:00.000Z
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-21T10:00:00.000Z
+             */
+            updatedAt: string;
+            /** @description The changed fields' values before the change */
+            previousAttributes: {
+                [key: string]: unknown;
+            };
+        };
+        RelationEvent: {
+            /** @example rel_01JD2X5K8Y3V4M7N9P0Q1R2S3T */
+            id: string;
+            /** @enum {string} */
+            type: "blocks" | "relates_to" | "duplicates";
+            /**
+             * @description The first task: `taskId <type> relatedTaskId`
+             * @example tsk_01JD2X5K8Y3V4M7N9P0Q1R2S3T
+             */
+            taskId: string;
+            /** @example tsk_01JD2X5K8Y3V4M7N9P0Q1R2S3T */
+            relatedTaskId: string;
+            /**
+             * @description The first task's project
+             * @example prj_01JD2X5K8Y3V4M7N9P0Q1R2S3T
+             */
+            projectId: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-21T10:00:00.000Z
+             */
+            createdAt: string;
+        };
     };
     responses: never;
     parameters: never;
@@ -1931,6 +2258,12 @@ export interface operations {
                 createdSince?: string;
                 /** @description Words to find in the title and description, ignoring case and accents: every word must begin a word of either */
                 q?: string;
+                /** @description Label ids, comma-separated: tasks carrying any of them */
+                labelId?: string[];
+                /** @description A task's id: its sub-tasks */
+                parentId?: string;
+                /** @description `true`: only tasks without a parent */
+                topLevel?: boolean;
                 limit?: number;
                 /** @description Records to skip, default 0. Not with `cursor`. */
                 offset?: number;
@@ -2134,6 +2467,10 @@ export interface operations {
                     customFields?: {
                         [key: string]: string | number | boolean | unknown;
                     };
+                    /** @description Up to 20 distinct labels of the organization; replaces the task's labels */
+                    labelIds?: string[];
+                    /** @description A task of the same project; null detaches it. Trees stop at 5 levels. */
+                    parentId?: string | null;
                 };
             };
         };
@@ -3030,6 +3367,10 @@ export interface operations {
                     customFields?: {
                         [key: string]: string | number | boolean | unknown;
                     } | null;
+                    /** @description Up to 20 distinct labels of the organization; replaces the task's labels */
+                    labelIds?: string[];
+                    /** @description A task of the same project; null detaches it. Trees stop at 5 levels. */
+                    parentId?: string | null;
                 };
             };
         };
@@ -3301,6 +3642,646 @@ export interface operations {
                         };
                     };
                 };
+            };
+            /** @description Invalid request: `invalid_request` */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "invalid_request";
+                        };
+                    };
+                };
+            };
+            /** @description Missing, malformed, unknown, revoked or expired API key: `unauthenticated` */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unauthenticated";
+                        };
+                    };
+                };
+            };
+            /** @description The key lacks the permission, or a plan quota is spent: `forbidden` */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "forbidden";
+                        };
+                    };
+                };
+            };
+            /** @description Not found (also for another organization’s ids): `not_found` */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "not_found";
+                        };
+                    };
+                };
+            };
+            /** @description The path does not serve this method; Allow lists those it does: `method_not_allowed` */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "method_not_allowed";
+                        };
+                    };
+                };
+            };
+            /** @description Daily quota spent, or too many unknown keys from this address: `rate_limited` */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "rate_limited";
+                        };
+                    };
+                };
+            };
+            /** @description The request line and headers exceed 16 KB: `headers_too_large` */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "headers_too_large";
+                        };
+                    };
+                };
+            };
+            /** @description Internal error: `internal_error` */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "internal_error";
+                        };
+                    };
+                };
+            };
+            /** @description A backing service is unavailable: `unavailable` */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unavailable";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    listTaskRelations: {
+        parameters: {
+            query?: {
+                limit?: number;
+                /** @description Records to skip, default 0. Not with `cursor`. */
+                offset?: number;
+                /** @description The previous page's `pagination.nextCursor`: the next page in the same order, with the same filters and sort, stable under concurrent inserts. Not with `offset`. */
+                cursor?: string;
+                /** @description One field, `-` first for descending; ties break on the id. Default `createdAt`. */
+                sort?: "createdAt" | "-createdAt";
+            };
+            header?: never;
+            path: {
+                taskId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Relation"][];
+                        pagination: {
+                            total: number;
+                            limit: number;
+                            /** @description Records before this page (for a cursor page, as counted while walking) */
+                            offset: number;
+                            hasMore: boolean;
+                            /** @description Pass it as `cursor` for the next page; null on the last page */
+                            nextCursor: string | null;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid request: `invalid_request` */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "invalid_request";
+                        };
+                    };
+                };
+            };
+            /** @description Missing, malformed, unknown, revoked or expired API key: `unauthenticated` */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unauthenticated";
+                        };
+                    };
+                };
+            };
+            /** @description The key lacks the permission, or a plan quota is spent: `forbidden` */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "forbidden";
+                        };
+                    };
+                };
+            };
+            /** @description Not found (also for another organization’s ids): `not_found` */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "not_found";
+                        };
+                    };
+                };
+            };
+            /** @description The path does not serve this method; Allow lists those it does: `method_not_allowed` */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "method_not_allowed";
+                        };
+                    };
+                };
+            };
+            /** @description Daily quota spent, or too many unknown keys from this address: `rate_limited` */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "rate_limited";
+                        };
+                    };
+                };
+            };
+            /** @description The request line and headers exceed 16 KB: `headers_too_large` */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "headers_too_large";
+                        };
+                    };
+                };
+            };
+            /** @description Internal error: `internal_error` */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "internal_error";
+                        };
+                    };
+                };
+            };
+            /** @description A backing service is unavailable: `unavailable` */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unavailable";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    createTaskRelation: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Repeats within 24 hours with the same body get the first response again (per API key); another body → 409. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                taskId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description This task `blocks`, `relates_to` or `duplicates` the other
+                     * @enum {string}
+                     */
+                    type: "blocks" | "relates_to" | "duplicates";
+                    /** @description The other task: any task of the organization */
+                    taskId: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Relation"];
+                };
+            };
+            /** @description Invalid request: `invalid_request`, `invalid_json` */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "invalid_request" | "invalid_json";
+                        };
+                    };
+                };
+            };
+            /** @description Missing, malformed, unknown, revoked or expired API key: `unauthenticated` */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unauthenticated";
+                        };
+                    };
+                };
+            };
+            /** @description The key lacks the permission, or a plan quota is spent: `forbidden` */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "forbidden";
+                        };
+                    };
+                };
+            };
+            /** @description Not found (also for another organization’s ids): `not_found` */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "not_found";
+                        };
+                    };
+                };
+            };
+            /** @description The path does not serve this method; Allow lists those it does: `method_not_allowed` */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "method_not_allowed";
+                        };
+                    };
+                };
+            };
+            /** @description Conflict: `conflict` */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "conflict";
+                        };
+                    };
+                };
+            };
+            /** @description Payload too large: `payload_too_large` */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "payload_too_large";
+                        };
+                    };
+                };
+            };
+            /** @description Unsupported media type: `unsupported_media_type` */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unsupported_media_type";
+                        };
+                    };
+                };
+            };
+            /** @description Daily quota spent, or too many unknown keys from this address: `rate_limited` */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "rate_limited";
+                        };
+                    };
+                };
+            };
+            /** @description The request line and headers exceed 16 KB: `headers_too_large` */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "headers_too_large";
+                        };
+                    };
+                };
+            };
+            /** @description Internal error: `internal_error` */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "internal_error";
+                        };
+                    };
+                };
+            };
+            /** @description A backing service is unavailable: `unavailable` */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unavailable";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    deleteTaskRelation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                taskId: string;
+                relationId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No content */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Invalid request: `invalid_request` */
             400: {
@@ -4522,6 +5503,1068 @@ export interface operations {
             };
         };
     };
+    listLabels: {
+        parameters: {
+            query?: {
+                /** @description Text the name contains, whatever its case */
+                q?: string;
+                limit?: number;
+                /** @description Records to skip, default 0. Not with `cursor`. */
+                offset?: number;
+                /** @description The previous page's `pagination.nextCursor`: the next page in the same order, with the same filters and sort, stable under concurrent inserts. Not with `offset`. */
+                cursor?: string;
+                /** @description One field, `-` first for descending; ties break on the id. Default `-createdAt`. */
+                sort?: "createdAt" | "-createdAt";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Label"][];
+                        pagination: {
+                            total: number;
+                            limit: number;
+                            /** @description Records before this page (for a cursor page, as counted while walking) */
+                            offset: number;
+                            hasMore: boolean;
+                            /** @description Pass it as `cursor` for the next page; null on the last page */
+                            nextCursor: string | null;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid request: `invalid_request` */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "invalid_request";
+                        };
+                    };
+                };
+            };
+            /** @description Missing, malformed, unknown, revoked or expired API key: `unauthenticated` */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unauthenticated";
+                        };
+                    };
+                };
+            };
+            /** @description The key lacks the permission, or a plan quota is spent: `forbidden` */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "forbidden";
+                        };
+                    };
+                };
+            };
+            /** @description The path does not serve this method; Allow lists those it does: `method_not_allowed` */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "method_not_allowed";
+                        };
+                    };
+                };
+            };
+            /** @description Daily quota spent, or too many unknown keys from this address: `rate_limited` */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "rate_limited";
+                        };
+                    };
+                };
+            };
+            /** @description The request line and headers exceed 16 KB: `headers_too_large` */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "headers_too_large";
+                        };
+                    };
+                };
+            };
+            /** @description Internal error: `internal_error` */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "internal_error";
+                        };
+                    };
+                };
+            };
+            /** @description A backing service is unavailable: `unavailable` */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unavailable";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    createLabel: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Repeats within 24 hours with the same body get the first response again (per API key); another body → 409. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name: string;
+                    color?: string | null;
+                    description?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Label"];
+                };
+            };
+            /** @description Invalid request: `invalid_request`, `invalid_json` */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "invalid_request" | "invalid_json";
+                        };
+                    };
+                };
+            };
+            /** @description Missing, malformed, unknown, revoked or expired API key: `unauthenticated` */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unauthenticated";
+                        };
+                    };
+                };
+            };
+            /** @description The key lacks the permission, or a plan quota is spent: `forbidden` */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "forbidden";
+                        };
+                    };
+                };
+            };
+            /** @description The path does not serve this method; Allow lists those it does: `method_not_allowed` */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "method_not_allowed";
+                        };
+                    };
+                };
+            };
+            /** @description Conflict: `conflict` */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "conflict";
+                        };
+                    };
+                };
+            };
+            /** @description Payload too large: `payload_too_large` */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "payload_too_large";
+                        };
+                    };
+                };
+            };
+            /** @description Unsupported media type: `unsupported_media_type` */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unsupported_media_type";
+                        };
+                    };
+                };
+            };
+            /** @description Daily quota spent, or too many unknown keys from this address: `rate_limited` */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "rate_limited";
+                        };
+                    };
+                };
+            };
+            /** @description The request line and headers exceed 16 KB: `headers_too_large` */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "headers_too_large";
+                        };
+                    };
+                };
+            };
+            /** @description Internal error: `internal_error` */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "internal_error";
+                        };
+                    };
+                };
+            };
+            /** @description A backing service is unavailable: `unavailable` */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unavailable";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    getLabel: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                labelId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Label"];
+                };
+            };
+            /** @description Invalid request: `invalid_request` */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "invalid_request";
+                        };
+                    };
+                };
+            };
+            /** @description Missing, malformed, unknown, revoked or expired API key: `unauthenticated` */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unauthenticated";
+                        };
+                    };
+                };
+            };
+            /** @description The key lacks the permission, or a plan quota is spent: `forbidden` */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "forbidden";
+                        };
+                    };
+                };
+            };
+            /** @description Not found (also for another organization’s ids): `not_found` */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "not_found";
+                        };
+                    };
+                };
+            };
+            /** @description The path does not serve this method; Allow lists those it does: `method_not_allowed` */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "method_not_allowed";
+                        };
+                    };
+                };
+            };
+            /** @description Daily quota spent, or too many unknown keys from this address: `rate_limited` */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "rate_limited";
+                        };
+                    };
+                };
+            };
+            /** @description The request line and headers exceed 16 KB: `headers_too_large` */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "headers_too_large";
+                        };
+                    };
+                };
+            };
+            /** @description Internal error: `internal_error` */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "internal_error";
+                        };
+                    };
+                };
+            };
+            /** @description A backing service is unavailable: `unavailable` */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unavailable";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    deleteLabel: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The ETag the change is based on: 412 `precondition_failed` if the record changed since. */
+                "If-Match"?: string;
+            };
+            path: {
+                labelId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No content */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid request: `invalid_request` */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "invalid_request";
+                        };
+                    };
+                };
+            };
+            /** @description Missing, malformed, unknown, revoked or expired API key: `unauthenticated` */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unauthenticated";
+                        };
+                    };
+                };
+            };
+            /** @description The key lacks the permission, or a plan quota is spent: `forbidden` */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "forbidden";
+                        };
+                    };
+                };
+            };
+            /** @description Not found (also for another organization’s ids): `not_found` */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "not_found";
+                        };
+                    };
+                };
+            };
+            /** @description The path does not serve this method; Allow lists those it does: `method_not_allowed` */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "method_not_allowed";
+                        };
+                    };
+                };
+            };
+            /** @description The resource changed since the ETag given in If-Match: `precondition_failed` */
+            412: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "precondition_failed";
+                        };
+                    };
+                };
+            };
+            /** @description Daily quota spent, or too many unknown keys from this address: `rate_limited` */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "rate_limited";
+                        };
+                    };
+                };
+            };
+            /** @description The request line and headers exceed 16 KB: `headers_too_large` */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "headers_too_large";
+                        };
+                    };
+                };
+            };
+            /** @description Internal error: `internal_error` */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "internal_error";
+                        };
+                    };
+                };
+            };
+            /** @description A backing service is unavailable: `unavailable` */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unavailable";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    updateLabel: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The ETag the change is based on: 412 `precondition_failed` if the record changed since. */
+                "If-Match"?: string;
+            };
+            path: {
+                labelId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    name?: string;
+                    color?: string | null;
+                    description?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Label"];
+                };
+            };
+            /** @description Invalid request: `invalid_request`, `invalid_json` */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "invalid_request" | "invalid_json";
+                        };
+                    };
+                };
+            };
+            /** @description Missing, malformed, unknown, revoked or expired API key: `unauthenticated` */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unauthenticated";
+                        };
+                    };
+                };
+            };
+            /** @description The key lacks the permission, or a plan quota is spent: `forbidden` */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "forbidden";
+                        };
+                    };
+                };
+            };
+            /** @description Not found (also for another organization’s ids): `not_found` */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "not_found";
+                        };
+                    };
+                };
+            };
+            /** @description The path does not serve this method; Allow lists those it does: `method_not_allowed` */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "method_not_allowed";
+                        };
+                    };
+                };
+            };
+            /** @description Conflict: `conflict` */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "conflict";
+                        };
+                    };
+                };
+            };
+            /** @description The resource changed since the ETag given in If-Match: `precondition_failed` */
+            412: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "precondition_failed";
+                        };
+                    };
+                };
+            };
+            /** @description Payload too large: `payload_too_large` */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "payload_too_large";
+                        };
+                    };
+                };
+            };
+            /** @description Unsupported media type: `unsupported_media_type` */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unsupported_media_type";
+                        };
+                    };
+                };
+            };
+            /** @description Daily quota spent, or too many unknown keys from this address: `rate_limited` */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "rate_limited";
+                        };
+                    };
+                };
+            };
+            /** @description The request line and headers exceed 16 KB: `headers_too_large` */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "headers_too_large";
+                        };
+                    };
+                };
+            };
+            /** @description Internal error: `internal_error` */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "internal_error";
+                        };
+                    };
+                };
+            };
+            /** @description A backing service is unavailable: `unavailable` */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unavailable";
+                        };
+                    };
+                };
+            };
+        };
+    };
     listApiKeys: {
         parameters: {
             query?: {
@@ -5319,7 +7362,7 @@ export interface operations {
                 "application/json": {
                     /** Format: uri */
                     url: string;
-                    events: "*"[] | ("task.created" | "task.updated" | "task.deleted" | "task.completed" | "project.created" | "project.updated" | "project.deleted" | "member.added" | "member.removed" | "member.role_changed" | "comment.created" | "comment.updated" | "comment.deleted" | "file.uploaded" | "file.deleted")[];
+                    events: "*"[] | ("task.created" | "task.updated" | "task.deleted" | "task.completed" | "project.created" | "project.updated" | "project.deleted" | "member.added" | "member.removed" | "member.role_changed" | "comment.created" | "comment.updated" | "comment.deleted" | "file.uploaded" | "file.deleted" | "label.created" | "label.updated" | "label.deleted" | "relation.created" | "relation.deleted")[];
                     description?: string | null;
                     secret?: string;
                     /**
@@ -6001,7 +8044,7 @@ export interface operations {
                 "application/json": {
                     /** Format: uri */
                     url?: string;
-                    events?: "*"[] | ("task.created" | "task.updated" | "task.deleted" | "task.completed" | "project.created" | "project.updated" | "project.deleted" | "member.added" | "member.removed" | "member.role_changed" | "comment.created" | "comment.updated" | "comment.deleted" | "file.uploaded" | "file.deleted")[];
+                    events?: "*"[] | ("task.created" | "task.updated" | "task.deleted" | "task.completed" | "project.created" | "project.updated" | "project.deleted" | "member.added" | "member.removed" | "member.role_changed" | "comment.created" | "comment.updated" | "comment.deleted" | "file.uploaded" | "file.deleted" | "label.created" | "label.updated" | "label.deleted" | "relation.created" | "relation.deleted")[];
                     description?: string | null;
                     secret?: string;
                     /** @description Attempts in flight at once across all workers, 1-100 */
@@ -6462,7 +8505,7 @@ export interface operations {
         parameters: {
             query?: {
                 status?: "pending" | "succeeded" | "failed";
-                event?: "task.created" | "task.updated" | "task.deleted" | "task.completed" | "project.created" | "project.updated" | "project.deleted" | "member.added" | "member.removed" | "member.role_changed" | "comment.created" | "comment.updated" | "comment.deleted" | "file.uploaded" | "file.deleted";
+                event?: "task.created" | "task.updated" | "task.deleted" | "task.completed" | "project.created" | "project.updated" | "project.deleted" | "member.added" | "member.removed" | "member.role_changed" | "comment.created" | "comment.updated" | "comment.deleted" | "file.uploaded" | "file.deleted" | "label.created" | "label.updated" | "label.deleted" | "relation.created" | "relation.deleted";
                 /** @description The delivery with this id (a webhook body's `deliveryId`) */
                 deliveryId?: string;
                 /** @description Deliveries of this event */
@@ -6884,7 +8927,7 @@ export interface operations {
             content: {
                 "application/json": {
                     /** @enum {string} */
-                    event?: "task.created" | "task.updated" | "task.deleted" | "task.completed" | "project.created" | "project.updated" | "project.deleted" | "member.added" | "member.removed" | "member.role_changed" | "comment.created" | "comment.updated" | "comment.deleted" | "file.uploaded" | "file.deleted";
+                    event?: "task.created" | "task.updated" | "task.deleted" | "task.completed" | "project.created" | "project.updated" | "project.deleted" | "member.added" | "member.removed" | "member.role_changed" | "comment.created" | "comment.updated" | "comment.deleted" | "file.uploaded" | "file.deleted" | "label.created" | "label.updated" | "label.deleted" | "relation.created" | "relation.deleted";
                 };
             };
         };
@@ -11126,7 +13169,7 @@ export interface operations {
     listEvents: {
         parameters: {
             query?: {
-                type?: "task.created" | "task.updated" | "task.deleted" | "task.completed" | "project.created" | "project.updated" | "project.deleted" | "member.added" | "member.removed" | "member.role_changed" | "comment.created" | "comment.updated" | "comment.deleted" | "file.uploaded" | "file.deleted";
+                type?: "task.created" | "task.updated" | "task.deleted" | "task.completed" | "project.created" | "project.updated" | "project.deleted" | "member.added" | "member.removed" | "member.role_changed" | "comment.created" | "comment.updated" | "comment.deleted" | "file.uploaded" | "file.deleted" | "label.created" | "label.updated" | "label.deleted" | "relation.created" | "relation.deleted";
                 /** @description Only events created at or after this instant */
                 createdSince?: string;
                 limit?: number;
@@ -12151,7 +14194,7 @@ export interface operations {
                 /** @description A feed cursor, as `Last-Event-ID` (which wins when both are sent) */
                 after?: string;
                 /** @description Only these event types (comma-separated) */
-                types?: ("task.created" | "task.updated" | "task.deleted" | "task.completed" | "project.created" | "project.updated" | "project.deleted" | "member.added" | "member.removed" | "member.role_changed" | "comment.created" | "comment.updated" | "comment.deleted" | "file.uploaded" | "file.deleted")[];
+                types?: ("task.created" | "task.updated" | "task.deleted" | "task.completed" | "project.created" | "project.updated" | "project.deleted" | "member.added" | "member.removed" | "member.role_changed" | "comment.created" | "comment.updated" | "comment.deleted" | "file.uploaded" | "file.deleted" | "label.created" | "label.updated" | "label.deleted" | "relation.created" | "relation.deleted")[];
                 /** @description Only events of these projects (comma-separated); events of no project are left out */
                 projectIds?: string[];
             };
@@ -12375,6 +14418,14 @@ export interface operations {
                  *         "creatorId": "usr_sample",
                  *         "dueDate": null,
                  *         "customFields": {},
+                 *         "labelIds": [
+                 *           "lbl_sample"
+                 *         ],
+                 *         "parentId": null,
+                 *         "subtasks": {
+                 *           "total": 0,
+                 *           "done": 0
+                 *         },
                  *         "createdAt": "2026-01-01T00:00:00.000Z",
                  *         "updatedAt": "2026-01-01T00:00:00.000Z"
                  *       },
@@ -12469,6 +14520,14 @@ export interface operations {
                  *         "creatorId": "usr_sample",
                  *         "dueDate": null,
                  *         "customFields": {},
+                 *         "labelIds": [
+                 *           "lbl_sample"
+                 *         ],
+                 *         "parentId": null,
+                 *         "subtasks": {
+                 *           "total": 0,
+                 *           "done": 0
+                 *         },
                  *         "createdAt": "2026-01-01T00:00:00.000Z",
                  *         "updatedAt": "2026-01-01T00:00:00.000Z",
                  *         "previousAttributes": {
@@ -12566,6 +14625,14 @@ export interface operations {
                  *         "creatorId": "usr_sample",
                  *         "dueDate": null,
                  *         "customFields": {},
+                 *         "labelIds": [
+                 *           "lbl_sample"
+                 *         ],
+                 *         "parentId": null,
+                 *         "subtasks": {
+                 *           "total": 0,
+                 *           "done": 0
+                 *         },
                  *         "createdAt": "2026-01-01T00:00:00.000Z",
                  *         "updatedAt": "2026-01-01T00:00:00.000Z"
                  *       },
@@ -12660,6 +14727,14 @@ export interface operations {
                  *         "creatorId": "usr_sample",
                  *         "dueDate": null,
                  *         "customFields": {},
+                 *         "labelIds": [
+                 *           "lbl_sample"
+                 *         ],
+                 *         "parentId": null,
+                 *         "subtasks": {
+                 *           "total": 0,
+                 *           "done": 0
+                 *         },
                  *         "createdAt": "2026-01-01T00:00:00.000Z",
                  *         "updatedAt": "2026-01-01T00:00:00.000Z"
                  *       },
@@ -13675,6 +15750,449 @@ export interface operations {
                     deliveryId: string;
                     actor: components["schemas"]["Actor"];
                     data: components["schemas"]["FileRecord"];
+                    organization: {
+                        /** @example org_01JD2X5K8Y3V4M7N9P0Q1R2S3T */
+                        id: string;
+                        name: string;
+                    };
+                    /**
+                     * @description Present on sample deliveries of POST /webhooks/{id}/test
+                     * @constant
+                     */
+                    test?: true;
+                };
+            };
+        };
+        responses: {
+            /** @description Received */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    labelCreated: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description sha256=<hex HMAC-SHA256 of the raw body, keyed with the secret> */
+                "X-Service-Signature": string;
+                /** @description The event type */
+                "X-Service-Event": string;
+                /** @description The deliveryId */
+                "X-Service-Delivery": string;
+                /** @description Standard Webhooks: the deliveryId */
+                "webhook-id": string;
+                /** @description Standard Webhooks: Unix seconds of this attempt */
+                "webhook-timestamp": string;
+                /** @description Standard Webhooks: v1,<base64 HMAC-SHA256 of "id.timestamp.body">; two during a secret rotation */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "event": "label.created",
+                 *       "timestamp": "2026-01-01T00:00:00.000Z",
+                 *       "webhookId": "whk_sample",
+                 *       "deliveryId": "dlv_sample",
+                 *       "actor": {
+                 *         "type": "user",
+                 *         "userId": "usr_sample",
+                 *         "apiKeyId": "key_sample"
+                 *       },
+                 *       "data": {
+                 *         "id": "lbl_sample",
+                 *         "name": "bug",
+                 *         "color": "#d73a4a",
+                 *         "description": null,
+                 *         "createdAt": "2026-01-01T00:00:00.000Z",
+                 *         "updatedAt": "2026-01-01T00:00:00.000Z"
+                 *       },
+                 *       "organization": {
+                 *         "id": "org_sample",
+                 *         "name": "Acme"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /** @constant */
+                    event: "label.created";
+                    /**
+                     * Format: date-time
+                     * @description When the event happened; orders deliveries, which can arrive in any order
+                     * @example 2026-11-21T10:00:00.000Z
+                     */
+                    timestamp: string;
+                    /** @example whk_01JD2X5K8Y3V4M7N9P0Q1R2S3T */
+                    webhookId: string;
+                    /**
+                     * @description Stable across retries and redeliveries: deduplicate on it
+                     * @example dlv_01JD2X5K8Y3V4M7N9P0Q1R2S3T
+                     */
+                    deliveryId: string;
+                    actor: components["schemas"]["Actor"];
+                    data: components["schemas"]["Label"];
+                    organization: {
+                        /** @example org_01JD2X5K8Y3V4M7N9P0Q1R2S3T */
+                        id: string;
+                        name: string;
+                    };
+                    /**
+                     * @description Present on sample deliveries of POST /webhooks/{id}/test
+                     * @constant
+                     */
+                    test?: true;
+                };
+            };
+        };
+        responses: {
+            /** @description Received */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    labelUpdated: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description sha256=<hex HMAC-SHA256 of the raw body, keyed with the secret> */
+                "X-Service-Signature": string;
+                /** @description The event type */
+                "X-Service-Event": string;
+                /** @description The deliveryId */
+                "X-Service-Delivery": string;
+                /** @description Standard Webhooks: the deliveryId */
+                "webhook-id": string;
+                /** @description Standard Webhooks: Unix seconds of this attempt */
+                "webhook-timestamp": string;
+                /** @description Standard Webhooks: v1,<base64 HMAC-SHA256 of "id.timestamp.body">; two during a secret rotation */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "event": "label.updated",
+                 *       "timestamp": "2026-01-01T00:00:00.000Z",
+                 *       "webhookId": "whk_sample",
+                 *       "deliveryId": "dlv_sample",
+                 *       "actor": {
+                 *         "type": "user",
+                 *         "userId": "usr_sample",
+                 *         "apiKeyId": "key_sample"
+                 *       },
+                 *       "data": {
+                 *         "id": "lbl_sample",
+                 *         "name": "bug",
+                 *         "color": "#b60205",
+                 *         "description": null,
+                 *         "createdAt": "2026-01-01T00:00:00.000Z",
+                 *         "updatedAt": "2026-01-01T00:00:00.000Z",
+                 *         "previousAttributes": {
+                 *           "color": "#d73a4a"
+                 *         }
+                 *       },
+                 *       "organization": {
+                 *         "id": "org_sample",
+                 *         "name": "Acme"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /** @constant */
+                    event: "label.updated";
+                    /**
+                     * Format: date-time
+                     * @description When the event happened; orders deliveries, which can arrive in any order
+                     * @example 2026-11-21T10:00:00.000Z
+                     */
+                    timestamp: string;
+                    /** @example whk_01JD2X5K8Y3V4M7N9P0Q1R2S3T */
+                    webhookId: string;
+                    /**
+                     * @description Stable across retries and redeliveries: deduplicate on it
+                     * @example dlv_01JD2X5K8Y3V4M7N9P0Q1R2S3T
+                     */
+                    deliveryId: string;
+                    actor: components["schemas"]["Actor"];
+                    data: components["schemas"]["LabelChanged"];
+                    organization: {
+                        /** @example org_01JD2X5K8Y3V4M7N9P0Q1R2S3T */
+                        id: string;
+                        name: string;
+                    };
+                    /**
+                     * @description Present on sample deliveries of POST /webhooks/{id}/test
+                     * @constant
+                     */
+                    test?: true;
+                };
+            };
+        };
+        responses: {
+            /** @description Received */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    labelDeleted: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description sha256=<hex HMAC-SHA256 of the raw body, keyed with the secret> */
+                "X-Service-Signature": string;
+                /** @description The event type */
+                "X-Service-Event": string;
+                /** @description The deliveryId */
+                "X-Service-Delivery": string;
+                /** @description Standard Webhooks: the deliveryId */
+                "webhook-id": string;
+                /** @description Standard Webhooks: Unix seconds of this attempt */
+                "webhook-timestamp": string;
+                /** @description Standard Webhooks: v1,<base64 HMAC-SHA256 of "id.timestamp.body">; two during a secret rotation */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "event": "label.deleted",
+                 *       "timestamp": "2026-01-01T00:00:00.000Z",
+                 *       "webhookId": "whk_sample",
+                 *       "deliveryId": "dlv_sample",
+                 *       "actor": {
+                 *         "type": "user",
+                 *         "userId": "usr_sample",
+                 *         "apiKeyId": "key_sample"
+                 *       },
+                 *       "data": {
+                 *         "id": "lbl_sample",
+                 *         "name": "bug",
+                 *         "color": "#d73a4a",
+                 *         "description": null,
+                 *         "createdAt": "2026-01-01T00:00:00.000Z",
+                 *         "updatedAt": "2026-01-01T00:00:00.000Z"
+                 *       },
+                 *       "organization": {
+                 *         "id": "org_sample",
+                 *         "name": "Acme"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /** @constant */
+                    event: "label.deleted";
+                    /**
+                     * Format: date-time
+                     * @description When the event happened; orders deliveries, which can arrive in any order
+                     * @example 2026-11-21T10:00:00.000Z
+                     */
+                    timestamp: string;
+                    /** @example whk_01JD2X5K8Y3V4M7N9P0Q1R2S3T */
+                    webhookId: string;
+                    /**
+                     * @description Stable across retries and redeliveries: deduplicate on it
+                     * @example dlv_01JD2X5K8Y3V4M7N9P0Q1R2S3T
+                     */
+                    deliveryId: string;
+                    actor: components["schemas"]["Actor"];
+                    data: components["schemas"]["Label"];
+                    organization: {
+                        /** @example org_01JD2X5K8Y3V4M7N9P0Q1R2S3T */
+                        id: string;
+                        name: string;
+                    };
+                    /**
+                     * @description Present on sample deliveries of POST /webhooks/{id}/test
+                     * @constant
+                     */
+                    test?: true;
+                };
+            };
+        };
+        responses: {
+            /** @description Received */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    relationCreated: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description sha256=<hex HMAC-SHA256 of the raw body, keyed with the secret> */
+                "X-Service-Signature": string;
+                /** @description The event type */
+                "X-Service-Event": string;
+                /** @description The deliveryId */
+                "X-Service-Delivery": string;
+                /** @description Standard Webhooks: the deliveryId */
+                "webhook-id": string;
+                /** @description Standard Webhooks: Unix seconds of this attempt */
+                "webhook-timestamp": string;
+                /** @description Standard Webhooks: v1,<base64 HMAC-SHA256 of "id.timestamp.body">; two during a secret rotation */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "event": "relation.created",
+                 *       "timestamp": "2026-01-01T00:00:00.000Z",
+                 *       "webhookId": "whk_sample",
+                 *       "deliveryId": "dlv_sample",
+                 *       "actor": {
+                 *         "type": "user",
+                 *         "userId": "usr_sample",
+                 *         "apiKeyId": "key_sample"
+                 *       },
+                 *       "data": {
+                 *         "id": "rel_sample",
+                 *         "type": "blocks",
+                 *         "taskId": "tsk_sample",
+                 *         "relatedTaskId": "tsk_sample2",
+                 *         "projectId": "prj_sample",
+                 *         "createdAt": "2026-01-01T00:00:00.000Z"
+                 *       },
+                 *       "organization": {
+                 *         "id": "org_sample",
+                 *         "name": "Acme"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /** @constant */
+                    event: "relation.created";
+                    /**
+                     * Format: date-time
+                     * @description When the event happened; orders deliveries, which can arrive in any order
+                     * @example 2026-11-21T10:00:00.000Z
+                     */
+                    timestamp: string;
+                    /** @example whk_01JD2X5K8Y3V4M7N9P0Q1R2S3T */
+                    webhookId: string;
+                    /**
+                     * @description Stable across retries and redeliveries: deduplicate on it
+                     * @example dlv_01JD2X5K8Y3V4M7N9P0Q1R2S3T
+                     */
+                    deliveryId: string;
+                    actor: components["schemas"]["Actor"];
+                    data: components["schemas"]["RelationEvent"];
+                    organization: {
+                        /** @example org_01JD2X5K8Y3V4M7N9P0Q1R2S3T */
+                        id: string;
+                        name: string;
+                    };
+                    /**
+                     * @description Present on sample deliveries of POST /webhooks/{id}/test
+                     * @constant
+                     */
+                    test?: true;
+                };
+            };
+        };
+        responses: {
+            /** @description Received */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    relationDeleted: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description sha256=<hex HMAC-SHA256 of the raw body, keyed with the secret> */
+                "X-Service-Signature": string;
+                /** @description The event type */
+                "X-Service-Event": string;
+                /** @description The deliveryId */
+                "X-Service-Delivery": string;
+                /** @description Standard Webhooks: the deliveryId */
+                "webhook-id": string;
+                /** @description Standard Webhooks: Unix seconds of this attempt */
+                "webhook-timestamp": string;
+                /** @description Standard Webhooks: v1,<base64 HMAC-SHA256 of "id.timestamp.body">; two during a secret rotation */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "event": "relation.deleted",
+                 *       "timestamp": "2026-01-01T00:00:00.000Z",
+                 *       "webhookId": "whk_sample",
+                 *       "deliveryId": "dlv_sample",
+                 *       "actor": {
+                 *         "type": "user",
+                 *         "userId": "usr_sample",
+                 *         "apiKeyId": "key_sample"
+                 *       },
+                 *       "data": {
+                 *         "id": "rel_sample",
+                 *         "type": "blocks",
+                 *         "taskId": "tsk_sample",
+                 *         "relatedTaskId": "tsk_sample2",
+                 *         "projectId": "prj_sample",
+                 *         "createdAt": "2026-01-01T00:00:00.000Z"
+                 *       },
+                 *       "organization": {
+                 *         "id": "org_sample",
+                 *         "name": "Acme"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /** @constant */
+                    event: "relation.deleted";
+                    /**
+                     * Format: date-time
+                     * @description When the event happened; orders deliveries, which can arrive in any order
+                     * @example 2026-11-21T10:00:00.000Z
+                     */
+                    timestamp: string;
+                    /** @example whk_01JD2X5K8Y3V4M7N9P0Q1R2S3T */
+                    webhookId: string;
+                    /**
+                     * @description Stable across retries and redeliveries: deduplicate on it
+                     * @example dlv_01JD2X5K8Y3V4M7N9P0Q1R2S3T
+                     */
+                    deliveryId: string;
+                    actor: components["schemas"]["Actor"];
+                    data: components["schemas"]["RelationEvent"];
                     organization: {
                         /** @example org_01JD2X5K8Y3V4M7N9P0Q1R2S3T */
                         id: string;

@@ -8,10 +8,12 @@ import type { DashboardApp } from './dashboard-app';
 import { csrfProtection } from './csrf';
 import { apiKeyPages } from './pages/api-keys';
 import { eventTypePages } from './pages/event-types';
+import { labelPages } from './pages/labels';
 import { memberPages } from './pages/members';
 import { overviewPage } from './pages/overview';
 import { projectPages } from './pages/projects';
 import { sessionPages } from './pages/session';
+import { taskLinkPages } from './pages/task-links';
 import { taskPages } from './pages/tasks';
 import { webhookPages } from './pages/webhooks';
 import { renderBarePage, renderPage } from './views/render';
@@ -46,6 +48,8 @@ export function dashboardRouter(deps: AppDeps): Router {
   memberPages(router, app);
   projectPages(router, app);
   taskPages(router, app);
+  taskLinkPages(router, app);
+  labelPages(router, app);
   router.use((req, res) => {
     renderPage(req, res, assets, {
       title: 'Not found',

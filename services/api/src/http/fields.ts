@@ -35,16 +35,21 @@ const commaSeparated = Joi.extend((joi) => ({
   coerce: { from: 'string', method: (value: string) => ({ value: value.split(',') }) },
 }));
 
+/** An array's errors named after the array, not the item (`labelIds`, not `labelIds.1`). */
+const namingTheArray = (errors: Joi.ErrorReport[]) => errors.map((error) => Object.assign(error, { path: error.path.slice(0, 1) }));
+
 /** Common field schemas. */
 export const fields = {
   /** A list in one query parameter, comma-separated (`status=todo,in_progress`); an error names the parameter, not the item. */
-  list: (item: Joi.Schema) =>
-    commaSeparated
-      .array()
-      .items(item)
-      .min(1)
-      .max(100)
-      .error((errors: Joi.ErrorReport[]) => errors.map((error) => Object.assign(error, { path: error.path.slice(0, 1) }))),
+  list: (item: Joi.Schema) => commaSeparated.array().items(item).min(1).max(100).error(namingTheArray),
+  /** Distinct ids in a body, at most `max`, kept sorted; an error names the field, not the item. */
+  refSet: (max: number) =>
+    Joi.array()
+      .items(Joi.string().min(1).max(100))
+      .max(max)
+      .unique()
+      .custom((ids: string[]) => [...ids].sort())
+      .error(namingTheArray),
   /** An id the caller names in a body or query; an id of no such record is refused where it is used. */
   ref: () => Joi.string().min(1).max(100),
   /**

@@ -4,8 +4,10 @@ import { out } from '../http/record-fields';
 import { actorSchema } from '../modules/events/actor-schema';
 import { commentRecordSchema } from '../modules/comments/comment-record';
 import { fileRecordSchema } from '../modules/files/file-record';
+import { labelRecordSchema } from '../modules/labels/label-record';
 import { memberRecordSchema } from '../modules/members/member-record';
 import { projectRecordSchema } from '../modules/projects/project-record';
+import { relationEventRecordSchema } from '../modules/relations/relation-record';
 import { taskRecordSchema } from '../modules/tasks/task-record';
 import { toJsonSchema, type JsonSchema } from './json-schema';
 
@@ -26,6 +28,11 @@ const DATA: Record<EventType, Joi.ObjectSchema> = {
   'comment.deleted': commentRecordSchema,
   'file.uploaded': fileRecordSchema,
   'file.deleted': fileRecordSchema,
+  'label.created': labelRecordSchema,
+  'label.updated': withPrevious(labelRecordSchema),
+  'label.deleted': labelRecordSchema,
+  'relation.created': relationEventRecordSchema,
+  'relation.deleted': relationEventRecordSchema,
 };
 
 function withPrevious(record: Joi.ObjectSchema): Joi.ObjectSchema {

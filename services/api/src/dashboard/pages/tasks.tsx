@@ -1,7 +1,8 @@
 import type { Request, Response, Router } from 'express';
 import { Priority, TaskStatus } from '@worktrack/db';
-import type { MemberRecord, ProjectRecord, TaskRecord } from '@worktrack/events';
+import type { LabelRecord, MemberRecord, ProjectRecord, TaskRecord } from '@worktrack/events';
 import type { Envelope } from '../../http/pagination';
+import { listLabels } from '../../modules/labels/list-labels';
 import { listMembers } from '../../modules/members/list-members';
 import { listProjects } from '../../modules/projects/list-projects';
 import { createTask } from '../../modules/tasks/create-task';
@@ -17,6 +18,7 @@ import type { Caller } from '../../http/route';
 import { callOperation } from '../../pipeline';
 import { problemOf, type Problem } from '../problem';
 import type { DashboardApp } from '../dashboard-app';
+import { LinkFields, linkBody, parentOptions, TaskLinkSections, taskLinksOf, type TaskLinks } from './task-links';
 import {
   ColumnHeads,
   Badge,
@@ -31,25 +33,28 @@ import {
   type Option,
   Scroll,
 } from '../views/components';
+import { LabelChips } from '../views/label-chips';
 import { useCan, usePage } from '../views/page-context';
 import { renderPage } from '../views/render';
 import { TaskTimeline } from '../views/task-timeline';
 
 const PATH = '/dashboard/tasks';
-const FILTERS = ['projectId', 'status', 'priority', 'assigneeId', 'offset'] as const;
+const FILTERS = ['projectId', 'status', 'priority', 'assigneeId', 'labelId', 'offset'] as const;
 
-/** The choices the task forms offer: open projects, and the organization's members. */
+/** The choices the task forms offer: open projects, the organization's members and labels. */
 interface Choices {
   projects: ProjectRecord[];
   members: MemberRecord[];
+  labels: LabelRecord[];
 }
 
 async function choicesFor(caller: Caller): Promise<Choices> {
-  const [projects, members] = await Promise.all([
+  const [projects, members, labels] = await Promise.all([
     callOperation(listProjects, caller, { query: { limit: 100, archived: true } }),
     caller.tenant.permissions.has('members:read') ? callOperation(listMembers, caller, { query: { limit: 100 } }) : { data: [] },
+    caller.tenant.permissions.has('projects:read') ? callOperation(listLabels, caller, { query: { limit: 100 } }) : { data: [] },
   ]);
-  return { projects: projects.data, members: members.data };
+  return { projects: projects.data, members: members.data, labels: labels.data };
 }
 
 const projectOptions = (choices: Choices, { open }: { open: boolean }): Option[] =>
@@ -71,7 +76,19 @@ function NoProjectYet() {
 }
 
 /** The fields of create and edit: the API's names, so its refusals point at them. */
-function TaskFields({ values, problem, choices, creating }: { values: Form; problem?: Problem | undefined; choices: Choices; creating: boolean }) {
+function TaskFields({
+  values,
+  problem,
+  choices,
+  creating,
+  parents,
+}: {
+  values: Form;
+  problem?: Problem | undefined;
+  choices: Choices;
+  creating: boolean;
+  parents?: Option[];
+}) {
   return (
     <>
       <TextField name="title" label="Title" required value={text(values, 'title')} problem={problem} />
@@ -102,6 +119,7 @@ function TaskFields({ values, problem, choices, creating }: { values: Form; prob
         problem={problem}
       />
       <TextField name="dueDate" type="date" label="Due (optional, UTC)" value={text(values, 'dueDate')} problem={problem} />
+      <LinkFields values={values} problem={problem} labels={choices.labels} parents={parents} />
     </>
   );
 }
@@ -109,6 +127,7 @@ function TaskFields({ values, problem, choices, creating }: { values: Form; prob
 function TaskTable({ tasks, choices, filters }: { tasks: Envelope<TaskRecord>; choices: Choices; filters: Record<string, string> }) {
   const projectName = new Map(choices.projects.map((p) => [p.id, p.name]));
   const memberName = new Map(choices.members.map((m) => [m.id, m.name ?? m.email]));
+  const labels = new Map(choices.labels.map((label) => [label.id, label]));
   return (
     <>
       <form method="get" action={PATH} class="filters" aria-label="Filter tasks">
@@ -123,6 +142,15 @@ function TaskTable({ tasks, choices, filters }: { tasks: Envelope<TaskRecord>; c
         <SelectField id="filter-priority" name="priority" label="Priority" options={[any, ...optionsOf(Object.values(Priority))]} value={filters.priority} />
         {choices.members.length > 0 && (
           <SelectField id="filter-assignee" name="assigneeId" label="Assignee" options={[any, ...memberOptions(choices)]} value={filters.assigneeId} />
+        )}
+        {choices.labels.length > 0 && (
+          <SelectField
+            id="filter-label"
+            name="labelId"
+            label="Label"
+            options={[any, ...choices.labels.map((label) => ({ value: label.id, label: label.name }))]}
+            value={filters.labelId}
+          />
         )}
         <button type="submit" class="secondary">
           Filter
@@ -139,7 +167,7 @@ function TaskTable({ tasks, choices, filters }: { tasks: Envelope<TaskRecord>; c
               {tasks.data.map((task) => (
                 <tr>
                   <th scope="row">
-                    <a href={`${PATH}/${task.id}`}>{task.title}</a>
+                    <a href={`${PATH}/${task.id}`}>{task.title}</a> <LabelChips ids={task.labelIds} labels={labels} />
                   </th>
                   <td>{projectName.get(task.projectId) ?? task.projectId}</td>
                   <td>
@@ -188,12 +216,13 @@ function TasksBody(props: { tasks: Envelope<TaskRecord>; choices: Choices; filte
 interface TaskPageProps {
   task: TaskRecord;
   activity: Envelope<ActivityRecord>;
+  links: TaskLinks;
   choices: Choices;
   values: Form;
   problem?: Problem | undefined;
 }
 
-function TaskBody({ task, activity, choices, values, problem }: TaskPageProps) {
+function TaskBody({ task, activity, choices, links, values, problem }: TaskPageProps) {
   const can = useCan();
   const project = choices.projects.find((p) => p.id === task.projectId);
   return (
@@ -206,6 +235,8 @@ function TaskBody({ task, activity, choices, values, problem }: TaskPageProps) {
         <dd>
           <Badge value={task.status} />
         </dd>
+        <dt>Labels</dt>
+        <dd>{task.labelIds.length > 0 ? <LabelChips ids={task.labelIds} labels={new Map(choices.labels.map((label) => [label.id, label]))} /> : 'None'}</dd>
         <dt>Created</dt>
         <dd>
           <Time value={task.createdAt} />
@@ -216,11 +247,12 @@ function TaskBody({ task, activity, choices, values, problem }: TaskPageProps) {
         </dd>
       </dl>
       {task.description && <p class="description">{task.description}</p>}
+      <TaskLinkSections task={task} links={links} />
       {can('tasks:write') && (
         <PostForm action={`${PATH}/${task.id}`} label="Edit the task">
           <h2>Edit</h2>
           <ProblemSummary problem={problem} />
-          <TaskFields values={values} problem={problem} choices={choices} creating={false} />
+          <TaskFields values={values} problem={problem} choices={choices} creating={false} parents={parentOptions(task, links)} />
           <button type="submit">Save</button>
         </PostForm>
       )}
@@ -241,6 +273,7 @@ function taskBody(form: Form, creating: boolean) {
     priority: text(form, 'priority'),
     assigneeId: clearable(text(form, 'assigneeId')),
     dueDate: clearable(dueDate && utcTimestamp(dueDate)),
+    ...linkBody(form, creating),
   };
 }
 
@@ -268,6 +301,7 @@ export function taskPages(router: Router, { deps, assets }: DashboardApp): void 
       callOperation(listTaskActivity, caller, { params: req.params, query: { limit: 100 } }),
       choicesFor(caller),
     ]);
+    const links = await taskLinksOf(caller, task);
     const values = extra.values ?? {
       title: task.title,
       description: task.description ?? '',
@@ -275,12 +309,14 @@ export function taskPages(router: Router, { deps, assets }: DashboardApp): void 
       priority: task.priority,
       assigneeId: task.assigneeId ?? '',
       dueDate: task.dueDate?.slice(0, 10) ?? '',
+      labelIds: task.labelIds,
+      parentId: task.parentId ?? '',
     };
     renderPage(req, res, assets, {
       title: task.title,
       section: 'tasks',
       status: extra.status ?? 200,
-      body: <TaskBody task={task} activity={activity} choices={choices} values={values} problem={extra.problem} />,
+      body: <TaskBody task={task} activity={activity} choices={choices} links={links} values={values} problem={extra.problem} />,
     });
   }
 

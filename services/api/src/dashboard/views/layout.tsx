@@ -5,7 +5,7 @@ import type { DisabledWebhook } from '@worktrack/db';
 import { ActionButton, PostForm, ShownOnce, Time } from './components';
 import { usePage } from './page-context';
 
-export type Section = 'overview' | 'projects' | 'tasks' | 'webhooks' | 'keys' | 'members';
+export type Section = 'overview' | 'projects' | 'tasks' | 'labels' | 'webhooks' | 'keys' | 'members';
 
 type Can = (permission: Permission) => boolean;
 
@@ -13,6 +13,7 @@ const NAV: { section: Section; label: string; path: string; visible: (can: Can, 
   { section: 'overview', label: 'Overview', path: '/dashboard', visible: () => true },
   { section: 'projects', label: 'Projects', path: '/dashboard/projects', visible: (can) => can('projects:read') },
   { section: 'tasks', label: 'Tasks', path: '/dashboard/tasks', visible: (can) => can('tasks:read') },
+  { section: 'labels', label: 'Labels', path: '/dashboard/labels', visible: (can) => can('projects:read') },
   { section: 'webhooks', label: 'Webhooks', path: '/dashboard/webhooks', visible: (can) => can('webhooks:read') },
   // Keys are managed in live mode only, as with a test key: in test mode the page says so.
   { section: 'keys', label: 'API keys', path: '/dashboard/keys', visible: (_can, role) => effectivePermissions(['*'], role, 'live').has('api_keys:write') },

@@ -34,7 +34,7 @@ export const listEventTypes = definePublicRoute({
   path: '/event-types',
   summary: 'List the event types',
   description:
-    'Needs no API key. The 15 event types a subscription can receive, each with what it means, the JSON Schema of its `data` and a sample delivery body.',
+    'Needs no API key. The 20 event types a subscription can receive, each with what it means, the JSON Schema of its `data` and a sample delivery body.',
   tag: 'Events',
   status: 200,
   response: Joi.object<{ data: EventTypeRecord[] }, true>({ data: Joi.array().items(eventTypeSchema).required() }).id('EventTypeList'),

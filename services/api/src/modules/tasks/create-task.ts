@@ -5,6 +5,7 @@ import { defineRoute } from '../../http/route';
 import type { Named } from '../../write-rules';
 import { toTaskRecord, taskRecordSchema } from './task-record';
 import { createTaskBody, type TaskInput } from './task-schemas';
+import { createLinkedTask } from '../subtasks/create-linked-task';
 
 /** What a new task names that the write rules check: its project and its assignee. */
 const namedBy = (body: TaskInput): Named => ({
@@ -25,10 +26,12 @@ function newTask(body: TaskInput, tenant: Tenant): { task: NewTask; record: Task
     creatorId: tenant.userId,
     dueDate: body.dueDate ? new Date(body.dueDate) : null,
     customFields: body.customFields ?? {},
+    labelIds: body.labelIds ?? [],
+    parentId: body.parentId ?? null,
     createdAt: now,
     updatedAt: now,
   };
-  return { task, record: toTaskRecord({ ...task, organizationId: tenant.organizationId, mode: tenant.mode }) };
+  return { task, record: toTaskRecord({ ...task, organizationId: tenant.organizationId, mode: tenant.mode, subtasks: { total: 0, done: 0 } }) };
 }
 
 /**
@@ -37,9 +40,15 @@ function newTask(body: TaskInput, tenant: Tenant): { task: NewTask; record: Task
  */
 export async function insertTasks(tx: TenantTx, tenant: Tenant, bodies: TaskInput[]): Promise<TaskRecord[]> {
   const created = bodies.map((body) => newTask(body, tenant));
-  await tx.tasks.insertMany(created.map(({ task }) => task));
-  return created.map(({ record }) => record);
+  const plain = created.filter(({ task }) => !isLinked(task));
+  await tx.tasks.insertMany(plain.map(({ task }) => task));
+  const records: TaskRecord[] = [];
+  for (const { task, record } of created) records.push(isLinked(task) ? await createLinkedTask(tx, task) : record);
+  return records;
 }
+
+/** A task with labels or a parent, whose links are checked under their locks. */
+const isLinked = (task: NewTask) => task.labelIds.length > 0 || task.parentId !== null;
 
 /**
  * The busiest write: once the pipeline checked the rules (one read), the task and its event in one statement
@@ -57,12 +66,18 @@ export const createTask = defineRoute({
   references: namedBy,
   status: 201,
   response: taskRecordSchema,
-  handler: ({ body, tenant, commit }) =>
-    commit({
+  handler: ({ body, tenant, commit }) => {
+    const { task, record } = newTask(body, tenant);
+    if (isLinked(task))
+      return commit(async (tx) => {
+        const linked = await createLinkedTask(tx, task);
+        return { result: linked, events: [events.taskCreated(linked)] };
+      });
+    return commit({
       oneStatement: async (data) => {
-        const { task, record } = newTask(body, tenant);
         const { awaitedEventIds } = await data.tasks.insertWithEvent(task, events.taskCreated(record));
         return { result: record, awaitedEventIds };
       },
-    }),
+    });
+  },
 });

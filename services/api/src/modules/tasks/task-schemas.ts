@@ -12,6 +12,10 @@ const customFields = Joi.object()
   .pattern(/^.{1,100}$/, Joi.alternatives(Joi.string().max(10_000), Joi.number(), Joi.boolean(), Joi.valid(null)))
   .max(50);
 
+/** Up to 20 distinct labels of the organization (docs/decisions.md#labels), kept in id order. */
+const labelIds = fields.refSet(20).description("Up to 20 distinct labels of the organization; replaces the task's labels");
+const parentId = fields.ref().allow(null).description('A task of the same project; null detaches it. Trees stop at 5 levels.');
+
 export type CustomFields = Record<string, string | number | boolean | null>;
 
 export interface TaskInput {
@@ -23,6 +27,8 @@ export interface TaskInput {
   assigneeId?: string | null;
   dueDate?: string | null;
   customFields?: CustomFields;
+  labelIds?: string[];
+  parentId?: string | null;
 }
 
 /** A change to a task: null custom fields clear them all. */
@@ -39,6 +45,8 @@ export const createTaskBody = Joi.object<TaskInput, true>({
   assigneeId: fields.ref().allow(null),
   dueDate: fields.timestamp().allow(null),
   customFields,
+  labelIds,
+  parentId,
 });
 
 export const updateTaskBody = Joi.object<TaskPatch, true>({
@@ -49,6 +57,8 @@ export const updateTaskBody = Joi.object<TaskPatch, true>({
   assigneeId: fields.ref().allow(null),
   dueDate: fields.timestamp().allow(null),
   customFields: customFields.allow(null),
+  labelIds,
+  parentId,
 });
 
 /** The filters of GET /tasks are the data layer's (`TaskFilter`), with a page's parameters. */
@@ -68,5 +78,8 @@ export const listTasksQuery = Joi.object<TaskFilters, true>({
     .min(1)
     .max(200)
     .description('Words to find in the title and description, ignoring case and accents: every word must begin a word of either'),
+  labelId: fields.list(fields.ref()).description('Label ids, comma-separated: tasks carrying any of them'),
+  parentId: fields.ref().description("A task's id: its sub-tasks"),
+  topLevel: Joi.boolean().description('`true`: only tasks without a parent'),
   ...pageQuery(taskOrder),
 });

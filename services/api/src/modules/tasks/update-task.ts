@@ -1,6 +1,7 @@
 import { events, type DomainEvent } from '@worktrack/events';
 import { defineRoute } from '../../http/route';
 import { previousAttributes } from '../changes';
+import { assertTaskLinks, lockTaskLinks } from '../subtasks/task-links';
 import { taskRecordSchema, taskResource, toTaskRecord } from './task-record';
 import { taskParams, updateTaskBody, type CustomFields, type TaskPatch } from './task-schemas';
 
@@ -30,9 +31,11 @@ export const updateTask = defineRoute({
   etag: true,
   status: 200,
   response: taskRecordSchema,
-  handler: ({ body, lock, commit }) =>
+  handler: ({ params, body, lock, commit }) =>
     commit(async (tx) => {
+      await lockTaskLinks(tx, { taskId: params.taskId }, body);
       const existing = await lock(tx);
+      await assertTaskLinks(tx, existing, body);
 
       const data = toTaskChanges(body);
       const before = toTaskRecord(existing);
