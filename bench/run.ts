@@ -8,10 +8,12 @@
 //   3. a noisy neighbour (bench/noisy-neighbour.ts): saturated deliveries with and without another
 //      organization's 4 s receiver holding 300 queued attempts, and a quiet organization's latency;
 //   4. subscriber controls (bench/subscriber-filters.ts): saturated deliveries with and without a
-//      project scope and a filter that every event passes, alternating, in one run.
+//      project scope and a filter that every event passes, alternating, in one run;
+//   5. ordered delivery (bench/ordered-delivery.ts): saturated deliveries of subscriptions ordered by
+//      resource, over 1,000 tasks, against the same unordered, alternating, in one run.
 // Settings: BENCH_URL (http://127.0.0.1:3000), BENCH_SECONDS (10), BENCH_EVENTS (10000),
 // BENCH_SERVER_CPU (pin the baselines to the CPU the service runs on, e.g. 0), BENCH_PATHS
-// (post,list,webhooks,noisy,filters: the tables to print).
+// (post,list,webhooks,noisy,filters,ordered: the tables to print).
 import { Client } from 'pg';
 import { request } from 'undici';
 import { loadApiConfig, loadDotEnv, loadWorkerConfig } from '@worktrack/config';
@@ -20,6 +22,7 @@ import { bootstrapOrganization } from '../services/api/src/modules/organizations
 import { benchHttpPaths } from './http-paths';
 import { listeningPid, measureCpu } from './proc-cpu';
 import { benchNoisyNeighbour, type NoisyNeighbourBench } from './noisy-neighbour';
+import { benchOrderedDelivery } from './ordered-delivery';
 import { benchSubscriberFilters } from './subscriber-filters';
 import { benchWebhooks } from './webhook-paths';
 import { redisServerPorts } from './queue-settings';
@@ -28,7 +31,7 @@ import { runToExit } from './run-to-exit';
 const base = process.env.BENCH_URL ?? 'http://127.0.0.1:3000';
 const seconds = Number(process.env.BENCH_SECONDS ?? 10);
 const events = Number(process.env.BENCH_EVENTS ?? 10_000);
-const paths = new Set((process.env.BENCH_PATHS ?? 'post,list,webhooks,noisy,filters').split(','));
+const paths = new Set((process.env.BENCH_PATHS ?? 'post,list,webhooks,noisy,filters,ordered').split(','));
 const LIST_TASKS = 1_000;
 
 async function organization(databaseUrl: string, name: string) {
@@ -112,6 +115,10 @@ async function main() {
   if (paths.has('filters')) {
     await analyze();
     await benchSubscriberFilters(deliveryBench);
+  }
+  if (paths.has('ordered')) {
+    await analyze();
+    await benchOrderedDelivery(deliveryBench);
   }
   await pg.end();
 }

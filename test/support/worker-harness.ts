@@ -22,6 +22,8 @@ export interface TestWorkerOptions {
   prefix: string;
   /** Settings that override the test ones, as environment variables. */
   env?: NodeJS.ProcessEnv;
+  /** How long a worker process may take to be ready (20 s unless told). */
+  readyWithinMs?: number;
 }
 
 /**
@@ -54,7 +56,7 @@ export function createHarnessWithWorker(workerEnv: NodeJS.ProcessEnv = {}): Harn
  * The worker as its own process (`main.ts`) under the given Redis prefix, with the shipped settings
  * apart from its health port, the loopback receivers and `env`; resolves once it is ready.
  */
-export async function startWorkerProcess({ prefix, env = {} }: TestWorkerOptions) {
+export async function startWorkerProcess({ prefix, env = {}, readyWithinMs }: TestWorkerOptions) {
   const healthPort = await freePort();
   const child = runEntry('services/worker/src/main.ts', [], {
     REDIS_PREFIX: prefix,
@@ -62,6 +64,10 @@ export async function startWorkerProcess({ prefix, env = {} }: TestWorkerOptions
     WORKER_HEALTH_PORT: String(healthPort),
     ...env,
   });
-  await waitForHttp(`http://127.0.0.1:${healthPort}/readyz`);
+  // One that is not ready in time is stopped, not left consuming the test's queues and database.
+  await waitForHttp(`http://127.0.0.1:${healthPort}/readyz`, readyWithinMs).catch((err: unknown) => {
+    child.kill('SIGKILL');
+    throw err;
+  });
   return child;
 }

@@ -19,7 +19,7 @@ export {
   type Claim,
   type ClaimedDelivery,
 } from './statements/deliveries';
-export { undispatchedEvents, type EventToDispatch } from './statements/outbox-events';
+export { earlierUndispatchedEvents, resourceOf, undispatchedEvents, type EventToDispatch } from './statements/outbox-events';
 export { fanOutEvents, type DeliveryRow } from './statements/delivery-rows';
 export { insertTaskWithEvent } from './data/tasks';
 export { idBoundaryAt, newId, ID_PREFIXES, type IdKind } from './ids';

@@ -14,6 +14,7 @@ const AS_CREATED = {
   disabledAt: null,
   maxConcurrency: 10,
   rateLimit: null,
+  ordering: 'none',
   pausedUntil: null,
   projectIds: null,
   filter: null,

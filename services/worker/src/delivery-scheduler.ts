@@ -40,7 +40,8 @@ interface Claimed {
  * due, it claims that many deliveries from Postgres (which orders organizations and subscriptions in
  * turn under their caps), starts their attempts in that order as slots free up, and keeps some
  * claimed ahead. Something may be due after a fan-out, a delivery job, at each poll, and after an
- * attempt ends if the last claim left some due. One claim runs at a time per worker; wakes that
+ * attempt ends if the last claim left some due or the attempt was of an ordered delivery (its
+ * resource's next one may now be due). One claim runs at a time per worker; wakes that
  * arrive meanwhile fold into the next.
  */
 export class DeliveryScheduler {
@@ -136,7 +137,7 @@ export class DeliveryScheduler {
       .finally(() => {
         this.attempts.delete(attempt);
         this.fill();
-        if (this.moreDue) this.wake();
+        if (this.moreDue || delivery.ordered) this.wake();
       });
     this.attempts.add(attempt);
   }

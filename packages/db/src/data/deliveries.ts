@@ -1,5 +1,5 @@
 import type { Prisma } from '../generated/prisma/client';
-import type { DeliveryStatus } from '../generated/prisma/enums';
+import type { DeliveryOrdering, DeliveryStatus } from '../generated/prisma/enums';
 import { insertTenantDeliveries, type DeliveryRow } from '../statements/delivery-rows';
 import type { TenantConn } from './connection';
 import { prismaWindow, type PageWindow } from './listing';
@@ -10,6 +10,8 @@ export interface MissedEvent {
   type: string;
   data: unknown;
   createdAt: Date;
+  /** Its commit position (a bigint, as text). */
+  position: string;
 }
 
 const notLeased = () => ({ OR: [{ lockedUntil: null }, { lockedUntil: { lt: new Date() } }] });
@@ -70,10 +72,33 @@ export function deliveries({ conn, scope }: TenantConn) {
         total: () => conn.delivery.count({ where }),
       };
     },
-    /** Makes a delivery due again now, unless it is being attempted (leased). Whether it was. */
+    /**
+     * Makes a delivery due again now, unless it is being attempted (leased). Whether it was. It leaves
+     * its resource's order (docs/decisions.md#ordered-delivery): a redelivery is sent at once and
+     * holds back nothing.
+     */
     makeDue: async (webhookId: string, id: string) =>
-      (await conn.delivery.updateMany({ where: { id, webhookId, ...scope, ...notLeased() }, data: { status: 'pending', nextAttemptAt: new Date() } })).count >
-      0,
+      (
+        await conn.delivery.updateMany({
+          where: { id, webhookId, ...scope, ...notLeased() },
+          data: { status: 'pending', nextAttemptAt: new Date(), resourceId: null, position: null },
+        })
+      ).count > 0,
+    /**
+     * Brings the subscription's pending deliveries to its ordering, in the transaction that set it
+     * (its row locked): under `resource` each takes its event's resource and position (test sends and
+     * events without an `id` stay unordered), under `none` they drop them. What is claimed next
+     * follows the new mode; an attempt in flight ends as it began.
+     */
+    matchOrdering: (webhookId: string, ordering: DeliveryOrdering) =>
+      ordering === 'none'
+        ? conn.delivery.updateMany({ where: { webhookId, ...scope, status: 'pending', resourceId: { not: null } }, data: { resourceId: null, position: null } })
+        : conn.$executeRaw`
+            UPDATE "Delivery" d SET "resourceId" = e.data->>'id', position = e.position, "updatedAt" = now()
+            FROM "OutboxEvent" e
+            WHERE d."webhookId" = ${webhookId} AND d."organizationId" = ${scope.organizationId} AND d.mode = ${scope.mode}::"Mode"
+              AND d.status = 'pending' AND d."resourceId" IS NULL AND NOT d.test
+              AND e.id = d."eventId" AND e.data->>'id' IS NOT NULL`,
     /** A resumed subscription's pending deliveries, due at once; one still leased is left to its worker. */
     resumePending: (webhookId: string) =>
       conn.delivery.updateMany({ where: { webhookId, ...scope, status: 'pending', ...notLeased() }, data: { nextAttemptAt: new Date() } }),
@@ -97,7 +122,7 @@ export function deliveries({ conn, scope }: TenantConn) {
      */
     missedEvents: (webhookId: string, since: Date, until: Date, limit: number) =>
       conn.$queryRaw<MissedEvent[]>`
-        SELECT e.id, e.type, e.data, e."createdAt"
+        SELECT e.id, e.type, e.data, e."createdAt", e.position::text AS position
         FROM "OutboxEvent" e
         JOIN "Webhook" w ON w.id = ${webhookId}
         WHERE e."organizationId" = ${scope.organizationId} AND e.mode = ${scope.mode}::"Mode"

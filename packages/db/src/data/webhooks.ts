@@ -47,7 +47,7 @@ export function webhooks({ conn, scope }: TenantConn) {
     },
     create: (
       webhook: Pick<Webhook, 'id' | 'url' | 'events' | 'description' | 'secret'> &
-        Partial<Pick<Webhook, 'maxConcurrency' | 'rateLimit' | 'projectIds' | 'headersSealed'>> &
+        Partial<Pick<Webhook, 'maxConcurrency' | 'rateLimit' | 'ordering' | 'projectIds' | 'headersSealed'>> &
         JsonControls,
     ) => conn.webhook.create({ data: { ...jsonColumns(webhook), ...scope } }),
     update: (id: string, data: Omit<Prisma.WebhookUncheckedUpdateInput, keyof JsonControls> & JsonControls) =>

@@ -21,9 +21,12 @@ export interface ClaimedDelivery {
   eventCreatedAt: Date | null;
   /** The end of this worker's lease: a release names it, so that it never ends another worker's. */
   leasedUntil: Date;
+  /** Its resource's next delivery waits for it (docs/decisions.md#ordered-delivery): its attempt's end may let that one be claimed. */
+  ordered: boolean;
 }
 
-// The claim is one function (`"Delivery_claim"`, prisma/migrations/20261126130000_claim_in_one_round_trip),
+// The claim is one function (`"Delivery_claim"`, prisma/migrations/20261126130000_claim_in_one_round_trip,
+// with ordered delivery's rule in 20261127050000_ordered_delivery),
 // so that it costs one round trip: its first statement locks the organizations with deliveries due,
 // its second, with a fresh snapshot, leases their deliveries under the caps. Each row says whether
 // some are still due; a claim that takes nothing says it in a row with no delivery.
@@ -42,7 +45,8 @@ export interface Claim {
  * attempts in flight per subscription across all workers, its `rateLimit` a second, none while it is
  * paused, and the organization served in turn with the others. A delivery is leased to one worker at
  * a time, so two workers never make the same attempt; a lease that lapses (its worker died) makes the
- * delivery due again.
+ * delivery due again. Of a subscription that orders by resource, only the next delivery of each
+ * resource is due, and none while another of its resource is leased.
  */
 export async function claimDueDeliveries(pool: SqlPool, limit: number, claimMs: number): Promise<Claim> {
   const { rows } = await pool.query<(ClaimedDelivery | { id: null }) & { moreDue: boolean }>({ ...CLAIM, values: [limit, claimMs] });
@@ -98,7 +102,8 @@ export interface AttemptRecord {
   pauseWebhookUntil: Date | null;
 }
 
-// A record releases its delivery's lease and takes it off its subscription's `inFlight`. Of two
+// A record releases its delivery's lease and takes it off its subscription's `inFlight`; a delivery it
+// settles or fails leaves its resource's order (docs/decisions.md#ordered-delivery), releasing the next. Of two
 // records of one attempt (its lease lapsed and another worker made it again), the later is refused
 // by the attempts' unique key, so a lease is never released twice. Records and claims lock the subscriptions they count
 // in id order, so that they wait for each other rather than deadlock.
@@ -116,7 +121,8 @@ const RECORD = {
     ), delivery AS (
       UPDATE "Delivery" d
       SET "attemptCount" = o.attempt, "lastAttemptAt" = o."attemptedAt", "lockedUntil" = NULL, status = o.status,
-          "nextAttemptAt" = o."nextAttemptAt", "updatedAt" = now()
+          "nextAttemptAt" = o."nextAttemptAt", "updatedAt" = now(),
+          "resourceId" = CASE WHEN o.status = 'pending' THEN d."resourceId" END, position = CASE WHEN o.status = 'pending' THEN d.position END
       FROM o
       WHERE d.id = o."deliveryId"
     ), webhook AS (

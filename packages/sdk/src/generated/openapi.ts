@@ -187,7 +187,7 @@ export interface paths {
         put?: never;
         /**
          * Create a webhook subscription
-         * @description The `url` must be https and must not resolve to a private, loopback, link-local or metadata address (400). Without `secret`, one is generated (`whsec_...`) and returned in this response only. The plan limits subscriptions per mode: free 2, pro 50 (403 `quota_exceeded`). A subscription made with a test key receives only test events. `maxConcurrency` (1-100, default 10) caps its attempts in flight at once and `rateLimit` (1-10000 per second, default null: none) its attempts per second, across all workers. `projectIds` scopes it to events of those projects (400 for a project the organization and mode do not have), `filter` to events whose data matches (400 naming what is wrong), and `headers` are sent with every delivery (400 for a reserved name).
+         * @description The `url` must be https and must not resolve to a private, loopback, link-local or metadata address (400). Without `secret`, one is generated (`whsec_...`) and returned in this response only. The plan limits subscriptions per mode: free 2, pro 50 (403 `quota_exceeded`). A subscription made with a test key receives only test events. `maxConcurrency` (1-100, default 10) caps its attempts in flight at once and `rateLimit` (1-10000 per second, default null: none) its attempts per second, across all workers. `ordering: "resource"` sends the deliveries about one resource one at a time, in commit order (default `none`). `projectIds` scopes it to events of those projects (400 for a project the organization and mode do not have), `filter` to events whose data matches (400 naming what is wrong), and `headers` are sent with every delivery (400 for a reserved name).
          *
          *     Needs the `webhooks:write` permission.
          */
@@ -223,7 +223,7 @@ export interface paths {
         head?: never;
         /**
          * Update a webhook subscription
-         * @description Changes `url`, `events`, `description`, `maxConcurrency`, `rateLimit` (null removes the limit; a new rate applies at once), `projectIds`, `filter` and `headers` (each replaced whole; null removes it; they apply to events written from then on). A new `secret` rotates it: the old one keeps signing `webhook-signature` for 24 hours. `status: "active"` re-enables a disabled subscription, lifts a pause set by its receiver’s Retry-After and resumes its pending deliveries at once; `status: "disabled"` pauses it.
+         * @description Changes `url`, `events`, `description`, `maxConcurrency`, `rateLimit` (null removes the limit; a new rate applies at once), `ordering` (applies at once to the deliveries not yet sent), `projectIds`, `filter` and `headers` (each replaced whole; null removes it; they apply to events written from then on). A new `secret` rotates it: the old one keeps signing `webhook-signature` for 24 hours. `status: "active"` re-enables a disabled subscription, lifts a pause set by its receiver’s Retry-After and resumes its pending deliveries at once; `status: "disabled"` pauses it.
          *
          *     Needs the `webhooks:write` permission.
          */
@@ -1188,6 +1188,11 @@ export interface components {
             /** @description Attempts per second across all workers; null for no limit */
             rateLimit: number | null;
             /**
+             * @description `resource`: the deliveries about one resource are sent one at a time, in commit order; `none`: in no particular order
+             * @enum {string}
+             */
+            ordering: "none" | "resource";
+            /**
              * Format: date-time
              * @description Set when the receiver answered 429 or 503 with Retry-After: no attempts are made until then (at most an hour ahead), and the waiting ones do not count as failures. Null when not paused. Read-only.
              */
@@ -1248,6 +1253,11 @@ export interface components {
             maxConcurrency: number;
             /** @description Attempts per second across all workers; null for no limit */
             rateLimit: number | null;
+            /**
+             * @description `resource`: the deliveries about one resource are sent one at a time, in commit order; `none`: in no particular order
+             * @enum {string}
+             */
+            ordering: "none" | "resource";
             /**
              * Format: date-time
              * @description Set when the receiver answered 429 or 503 with Retry-After: no attempts are made until then (at most an hour ahead), and the waiting ones do not count as failures. Null when not paused. Read-only.
@@ -4702,6 +4712,12 @@ export interface operations {
                     /** @description Attempts per second across all workers, 1-10000; null for no limit */
                     rateLimit?: number | null;
                     /**
+                     * @description `resource`: the deliveries of events about one resource (the task, project, comment, file or member whose `id` is in `data`) are sent one at a time, in the order the changes were committed; a failing one holds back only its own resource while it is retried. `none`: no order. A change applies at once to the deliveries not yet sent.
+                     * @default none
+                     * @enum {string}
+                     */
+                    ordering?: "none" | "resource";
+                    /**
                      * @description Only events of these projects (task, comment and file events by their project, project events by the project itself); never member events. null: every event
                      * @example [
                      *       "prj_01JD7W4Q9X2M3N4P5R6S7T8V9W"
@@ -5374,6 +5390,11 @@ export interface operations {
                     maxConcurrency?: number;
                     /** @description Attempts per second across all workers, 1-10000; null for no limit */
                     rateLimit?: number | null;
+                    /**
+                     * @description `resource`: the deliveries of events about one resource (the task, project, comment, file or member whose `id` is in `data`) are sent one at a time, in the order the changes were committed; a failing one holds back only its own resource while it is retried. `none`: no order. A change applies at once to the deliveries not yet sent.
+                     * @enum {string}
+                     */
+                    ordering?: "none" | "resource";
                     /**
                      * @description Only events of these projects (task, comment and file events by their project, project events by the project itself); never member events. null: every event
                      * @example [

@@ -1,10 +1,31 @@
-import { fanOutEvents, newId, undispatchedEvents, type DeliveryRow } from '@worktrack/db';
+import {
+  earlierUndispatchedEvents,
+  fanOutEvents,
+  newId,
+  resourceOf,
+  undispatchedEvents,
+  type DeliveryRow,
+  type EventToDispatch,
+  type SqlPool,
+} from '@worktrack/db';
 import { buildDeliveryBody } from '@worktrack/events';
 import type { DispatchEventPayload } from '@worktrack/queue';
 import type { WorkerDeps } from '../deps';
 import { GroupCommit } from '../group-commit';
 
 export type DispatchEvent = (payload: DispatchEventPayload) => Promise<number>;
+
+/**
+ * The undispatched events among these, and, for those an ordered subscription wants, the earlier
+ * events of their resources not dispatched yet either: a resource's events then reach an ordered
+ * subscription's deliveries in commit order, whichever job (or sweep) carried them. An earlier event
+ * has committed before a later one was written (its row lock ordered them), so it is seen here.
+ */
+async function eventsToFanOut(sql: SqlPool, eventIds: string[]): Promise<EventToDispatch[]> {
+  const events = await undispatchedEvents(sql, eventIds);
+  const ordered = events.filter((event) => event.ordered && resourceOf(event.data) !== null);
+  return ordered.length === 0 ? events : [...events, ...(await earlierUndispatchedEvents(sql, ordered))];
+}
 
 /**
  * The fan-out handler: an outbox event becomes a delivery row per matching active subscription, each
@@ -18,7 +39,7 @@ export type DispatchEvent = (payload: DispatchEventPayload) => Promise<number>;
  */
 export function dispatchHandler(deps: Pick<WorkerDeps, 'sql'>, onFannedOut: () => void): DispatchEvent {
   const fanOuts = new GroupCommit<string, number>(async (eventIds) => {
-    const events = await undispatchedEvents(deps.sql, eventIds);
+    const events = await eventsToFanOut(deps.sql, eventIds);
     const deliveries: DeliveryRow[] = [];
     for (const event of events) {
       for (const webhookId of event.webhookIds) {
@@ -31,11 +52,11 @@ export function dispatchHandler(deps: Pick<WorkerDeps, 'sql'>, onFannedOut: () =
           data: event.data,
           organization: { id: event.organizationId, name: event.organizationName },
         });
-        deliveries.push({ id, eventId: event.id, webhookId, eventType: event.type, body });
+        deliveries.push({ id, eventId: event.id, webhookId, eventType: event.type, body, resourceId: resourceOf(event.data), position: event.position });
       }
     }
     // Events without a subscription left are marked dispatched all the same.
-    const inserted = events.length > 0 ? await fanOutEvents(deps.sql, eventIds, deliveries) : [];
+    const inserted = events.length > 0 ? await fanOutEvents(deps.sql, [...new Set([...eventIds, ...events.map((event) => event.id)])], deliveries) : [];
     if (inserted.length > 0) onFannedOut();
     const perEvent = new Map<string, number>();
     for (const eventId of inserted) perEvent.set(eventId, (perEvent.get(eventId) ?? 0) + 1);

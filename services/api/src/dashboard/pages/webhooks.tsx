@@ -66,6 +66,7 @@ const webhookBody = (form: Form, editing: boolean) => ({
   // Emptied: the default on create, unchanged on edit; an emptied rate limit is none.
   maxConcurrency: numeric(optional(text(form, 'maxConcurrency'))),
   rateLimit: numeric(orNull(text(form, 'rateLimit'))),
+  ordering: optional(text(form, 'ordering')),
   ...controlsOf(form, editing),
 });
 
@@ -76,6 +77,7 @@ const formValuesOf = (webhook: WebhookRecord): Form => ({
   events: webhook.events,
   maxConcurrency: String(webhook.maxConcurrency),
   rateLimit: webhook.rateLimit === null ? '' : String(webhook.rateLimit),
+  ordering: webhook.ordering,
   ...controlValuesOf(webhook),
 });
 

@@ -83,6 +83,8 @@ export function WebhookSummary({ webhook }: { webhook: WebhookRecord }) {
         {webhook.maxConcurrency} {webhook.maxConcurrency === 1 ? 'request' : 'requests'} at once,{' '}
         {webhook.rateLimit === null ? 'no rate limit' : `at most ${webhook.rateLimit} per second`}
       </dd>
+      <dt>Order</dt>
+      <dd>{webhook.ordering === 'resource' ? 'In order, per resource' : 'Any order'}</dd>
       {webhook.description && (
         <>
           <dt>Description</dt>

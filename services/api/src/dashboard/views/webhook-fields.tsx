@@ -2,7 +2,12 @@ import { EVENT_TYPES } from '@worktrack/events';
 import { list, text, type Form } from '../form';
 import type { Problem } from '../problem';
 import { MAX_CONCURRENCY, RATE_LIMIT } from '../../modules/webhooks/webhook-rules';
-import { Checkboxes, NumberField, TextArea, TextField } from './components';
+import { Checkboxes, NumberField, SelectField, TextArea, TextField } from './components';
+
+const ORDERING_OPTIONS = [
+  { value: 'none', label: 'Any order' },
+  { value: 'resource', label: 'In order, per task, project, comment, file or member' },
+];
 
 const EVENT_OPTIONS = [{ value: '*', label: 'Every event (*)' }, ...EVENT_TYPES.map((type) => ({ value: type, label: type }))];
 
@@ -34,6 +39,14 @@ export function WebhookFields({ values, problem, headerNames }: { values: Form; 
         value={text(values, 'rateLimit')}
         placeholder="No limit"
         hint={`At most this many requests per second, ${RATE_LIMIT.min}-${RATE_LIMIT.max}. Leave empty for no limit.`}
+        problem={problem}
+      />
+      <SelectField
+        name="ordering"
+        label="Order"
+        options={ORDERING_OPTIONS}
+        value={text(values, 'ordering')}
+        hint="In order: the events about one task (or project, comment...) are sent one at a time, in the order of the changes; one that fails holds back only its own task's while it is retried."
         problem={problem}
       />
       <TextField

@@ -12,7 +12,7 @@ export const createWebhook = defineRoute({
   path: '/webhooks',
   summary: 'Create a webhook subscription',
   description:
-    'The `url` must be https and must not resolve to a private, loopback, link-local or metadata address (400). Without `secret`, one is generated (`whsec_...`) and returned in this response only. The plan limits subscriptions per mode: free 2, pro 50 (403 `quota_exceeded`). A subscription made with a test key receives only test events. `maxConcurrency` (1-100, default 10) caps its attempts in flight at once and `rateLimit` (1-10000 per second, default null: none) its attempts per second, across all workers. `projectIds` scopes it to events of those projects (400 for a project the organization and mode do not have), `filter` to events whose data matches (400 naming what is wrong), and `headers` are sent with every delivery (400 for a reserved name).',
+    'The `url` must be https and must not resolve to a private, loopback, link-local or metadata address (400). Without `secret`, one is generated (`whsec_...`) and returned in this response only. The plan limits subscriptions per mode: free 2, pro 50 (403 `quota_exceeded`). A subscription made with a test key receives only test events. `maxConcurrency` (1-100, default 10) caps its attempts in flight at once and `rateLimit` (1-10000 per second, default null: none) its attempts per second, across all workers. `ordering: "resource"` sends the deliveries about one resource one at a time, in commit order (default `none`). `projectIds` scopes it to events of those projects (400 for a project the organization and mode do not have), `filter` to events whose data matches (400 naming what is wrong), and `headers` are sent with every delivery (400 for a reserved name).',
   tag: 'Webhooks',
   permission: 'webhooks:write',
   body: createWebhookBody,
@@ -35,6 +35,7 @@ export const createWebhook = defineRoute({
         secret: sealed,
         maxConcurrency: body.maxConcurrency,
         rateLimit: body.rateLimit,
+        ordering: body.ordering,
         ...controlColumns(id, body, deps.secrets),
       });
       await storeCompiledFilter(tx, id, body.filter);

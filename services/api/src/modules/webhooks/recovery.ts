@@ -1,4 +1,4 @@
-import { newId, type TenantData } from '@worktrack/db';
+import { newId, resourceOf, type TenantData } from '@worktrack/db';
 import { buildDeliveryBody } from '@worktrack/events';
 import type { Tenant } from '../../http/auth';
 import { conflict } from '../../http/errors';
@@ -16,7 +16,8 @@ interface Window {
  * In one transaction, with the subscription locked against a concurrent disable: failed deliveries
  * of the window go back to pending with the schedule counting from their last attempt, then events
  * of the window with no delivery for the subscription get one, oldest first, up to the limit. All
- * are due at once: the workers' claims find them. Returns how many.
+ * are due at once: the workers' claims find them, for a subscription that orders by resource one at
+ * a time per resource, in commit order. Returns how many.
  */
 export async function recoverDeliveries(data: TenantData, tenant: Tenant, { webhookId, since, until }: Window): Promise<number> {
   return data.transaction(async (tx) => {
@@ -37,9 +38,11 @@ export async function recoverDeliveries(data: TenantData, tenant: Tenant, { webh
           data: event.data,
           organization: { id: tenant.organizationId, name: tenant.organizationName },
         });
-        return { id, eventId: event.id, eventType: event.type, body };
+        return { id, eventId: event.id, eventType: event.type, body, resourceId: resourceOf(event.data), position: event.position };
       }),
     );
+    // Resent deliveries made while it ordered nothing (or redelivered since) take their place in their resources' order.
+    if (webhook.ordering === 'resource') await tx.deliveries.matchOrdering(webhook.id, webhook.ordering);
     return resent.length + created.length;
   });
 }

@@ -18,7 +18,7 @@ function readableSecret(secrets: SecretBox, stored: string, context: string): st
 }
 
 /**
- * Changes url, events, description, maxConcurrency, rateLimit, projectIds, filter, headers; rotates the secret (the old one
+ * Changes url, events, description, maxConcurrency, rateLimit, ordering, projectIds, filter, headers; rotates the secret (the old one
  * keeps signing `webhook-signature` for 24 h); `status: "active"` re-enables a disabled
  * subscription, lifts a receiver's pause and resumes its pending deliveries at once.
  */
@@ -28,7 +28,7 @@ export const updateWebhook = defineRoute({
   path: '/webhooks/:webhookId',
   summary: 'Update a webhook subscription',
   description:
-    'Changes `url`, `events`, `description`, `maxConcurrency`, `rateLimit` (null removes the limit; a new rate applies at once), `projectIds`, `filter` and `headers` (each replaced whole; null removes it; they apply to events written from then on). A new `secret` rotates it: the old one keeps signing `webhook-signature` for 24 hours. `status: "active"` re-enables a disabled subscription, lifts a pause set by its receiver’s Retry-After and resumes its pending deliveries at once; `status: "disabled"` pauses it.',
+    'Changes `url`, `events`, `description`, `maxConcurrency`, `rateLimit` (null removes the limit; a new rate applies at once), `ordering` (applies at once to the deliveries not yet sent), `projectIds`, `filter` and `headers` (each replaced whole; null removes it; they apply to events written from then on). A new `secret` rotates it: the old one keeps signing `webhook-signature` for 24 hours. `status: "active"` re-enables a disabled subscription, lifts a pause set by its receiver’s Retry-After and resumes its pending deliveries at once; `status: "disabled"` pauses it.',
   tag: 'Webhooks',
   permission: 'webhooks:write',
   params: webhookParams,
@@ -55,6 +55,7 @@ export const updateWebhook = defineRoute({
         maxConcurrency: body.maxConcurrency,
         ...controlColumns(existing.id, body, deps.secrets),
         ...(rerating && { rateLimit: body.rateLimit, rateTokens: null, rateTokensAt: null }),
+        ordering: body.ordering,
         ...(rotating && {
           // Both sealed afresh (docs/decisions.md#http-behaviour-and-secrets-at-rest): the old one may date from before sealing.
           secret: deps.secrets.seal(body.secret!, context),
@@ -65,6 +66,7 @@ export const updateWebhook = defineRoute({
         ...(disabling && { status: 'disabled', disabledReason: 'manual', disabledAt: new Date() }),
       });
       await storeCompiledFilter(tx, webhook.id, body.filter);
+      if (body.ordering !== undefined && body.ordering !== existing.ordering) await tx.deliveries.matchOrdering(webhook.id, body.ordering);
       if (!reenabling) return webhook;
       // Due at once, for the workers' claims to find; a delivery still leased (a test send in flight)
       // is left to its worker, and one whose lease lapsed is claimed again as it is.

@@ -1,5 +1,5 @@
 import Joi from 'joi';
-import { DeliveryStatus, WebhookStatus, type Delivery, type DeliveryAttempt, type TenantTx, type Webhook } from '@worktrack/db';
+import { DeliveryOrdering, DeliveryStatus, WebhookStatus, type Delivery, type DeliveryAttempt, type TenantTx, type Webhook } from '@worktrack/db';
 import { EVENT_TYPES } from '@worktrack/events';
 import { HTTP_TOKEN, RECORDED_RESPONSE_HEADERS } from '@worktrack/webhooks';
 import { notFound } from '../../http/errors';
@@ -19,6 +19,7 @@ export interface WebhookRecord {
   disabledAt: string | null;
   maxConcurrency: number;
   rateLimit: number | null;
+  ordering: DeliveryOrdering;
   pausedUntil: string | null;
   projectIds: string[] | null;
   filter: Record<string, unknown> | null;
@@ -83,6 +84,7 @@ export function toWebhookRecord(webhook: Webhook): WebhookRecord {
     disabledAt: iso(webhook.disabledAt),
     maxConcurrency: webhook.maxConcurrency,
     rateLimit: webhook.rateLimit,
+    ordering: webhook.ordering,
     pausedUntil: pauseOf(webhook),
     projectIds: webhook.projectIds.length > 0 ? webhook.projectIds : null,
     filter: webhook.filter as Record<string, unknown> | null,
@@ -158,6 +160,10 @@ const webhookFields = {
     .allow(null)
     .required()
     .description('Attempts per second across all workers; null for no limit'),
+  ordering: Joi.string()
+    .valid(...Object.values(DeliveryOrdering))
+    .required()
+    .description('`resource`: the deliveries about one resource are sent one at a time, in commit order; `none`: in no particular order'),
   pausedUntil: out
     .nullableTimestamp()
     .description(

@@ -1,5 +1,5 @@
 import Joi from 'joi';
-import { DeliveryStatus } from '@worktrack/db';
+import { DeliveryOrdering, DeliveryStatus } from '@worktrack/db';
 import { EVENT_TYPES } from '@worktrack/events';
 import { checkCustomHeaders, MAX_CUSTOM_HEADER_VALUE_BYTES, MAX_CUSTOM_HEADERS, standardSecretKey } from '@worktrack/webhooks';
 import { creationOrder } from '../../http/list-order';
@@ -45,6 +45,11 @@ const rateLimit = Joi.number()
   .max(RATE_LIMIT.max)
   .allow(null)
   .description(`Attempts per second across all workers, ${RATE_LIMIT.min}-${RATE_LIMIT.max}; null for no limit`);
+const ordering = Joi.string()
+  .valid(...Object.values(DeliveryOrdering))
+  .description(
+    '`resource`: the deliveries of events about one resource (the task, project, comment, file or member whose `id` is in `data`) are sent one at a time, in the order the changes were committed; a failing one holds back only its own resource while it is retried. `none`: no order. A change applies at once to the deliveries not yet sent.',
+  );
 
 // docs/decisions.md#subscriber-controls: whatever is wrong inside them, the error names the field.
 const namingTheField = (errors: Joi.ErrorReport[]) => errors.map((error) => Object.assign(error, { path: error.path.slice(0, 1) }));
@@ -94,6 +99,7 @@ export interface WebhookInput {
   secret?: string;
   maxConcurrency?: number;
   rateLimit?: number | null;
+  ordering?: DeliveryOrdering;
   projectIds?: string[] | null;
   filter?: Record<string, unknown> | null;
   headers?: Record<string, string> | null;
@@ -116,6 +122,7 @@ export const createWebhookBody = Joi.object<WebhookInput, true>({
   secret,
   maxConcurrency: maxConcurrency.default(MAX_CONCURRENCY.default),
   rateLimit: rateLimit.default(null),
+  ordering: ordering.default('none'),
   projectIds: projectIds.default(null),
   filter: filter.default(null),
   headers: headers.default(null),
@@ -127,6 +134,7 @@ export const updateWebhookBody = Joi.object<WebhookPatch, true>({
   secret,
   maxConcurrency,
   rateLimit,
+  ordering,
   projectIds,
   filter,
   headers,
