@@ -259,6 +259,7 @@ describe('GET /v1/webhooks', () => {
         'headers',
         'id',
         'maxConcurrency',
+        'ordering',
         'pausedUntil',
         'projectIds',
         'rateLimit',

@@ -33,7 +33,7 @@ async function startWorkerProcesses(count: number) {
   const started = [];
   for (let i = 0; i < count; i += 1) {
     // Started one at a time, and given time: on a busy machine a process takes many seconds to load.
-    const child = await startWorkerProcess({ prefix: h.deps.config.redisPrefix, env, readyWithinMs: 60_000 });
+    const child = await startWorkerProcess({ prefix: h.deps.config.redisPrefix, env, readyWithinMs: 90_000 });
     stops.push(async () => {
       child.kill('SIGTERM');
       await exitCode(child);
@@ -170,7 +170,7 @@ describe('the §20 bound: 20 tasks each PATCHed 10 times, to a receiver failing 
     const { received, status, seen, taskIds } = await run(async () => startWorker());
     expectCommitOrder(received, status, taskIds, UPDATES);
     expect(seen.maxOpenPerTask).toBe(1);
-  }, 60_000);
+  }, 120_000);
 
   it('two worker processes: the same', async () => {
     const { received, status, seen, taskIds } = await run(() => startWorkerProcesses(2));
