@@ -358,6 +358,7 @@ describe('claimDueDeliveries', () => {
       headersSealed: null,
       eventCreatedAt: created.createdAt,
       leasedUntil: leases.get(retried.id),
+      ordered: false,
     });
     expect(byId.get(sample.id)).toEqual({
       id: sample.id,
@@ -374,6 +375,7 @@ describe('claimDueDeliveries', () => {
       headersSealed: null,
       eventCreatedAt: null,
       leasedUntil: leases.get(sample.id),
+      ordered: false,
     });
   });
 
