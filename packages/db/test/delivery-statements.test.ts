@@ -358,6 +358,7 @@ describe('claimDueDeliveries', () => {
       headersSealed: null,
       eventCreatedAt: created.createdAt,
       leasedUntil: leases.get(retried.id),
+      ordered: false,
     });
     expect(byId.get(sample.id)).toEqual({
       id: sample.id,
@@ -374,6 +375,7 @@ describe('claimDueDeliveries', () => {
       headersSealed: null,
       eventCreatedAt: null,
       leasedUntil: leases.get(sample.id),
+      ordered: false,
     });
   });
 
@@ -781,7 +783,7 @@ describe('the batch statements', () => {
       const claimPlans = explained.filter((plan) => plan.includes('"Delivery"'));
       expect(claimPlans.length).toBeGreaterThanOrEqual(2);
       // The claim finds the subscriptions with pending deliveries by a skip scan of the index made for it.
-      expect(claimPlans.join('\n')).toMatch(/Recursive Union[\s\S]*Delivery_status_webhookId_nextAttemptAt_idx/);
+      expect(claimPlans.join('\n')).toMatch(/Recursive Union[\s\S]*Delivery_pending_webhookId_nextAttemptAt_idx/);
 
       await recordAttempts(generic, []);
       await undispatchedEvents(generic, ['evt_none']);

@@ -180,7 +180,7 @@ export async function deleteExpiredDeliveries(pool: SqlPool, createdBefore: Date
   return rowCount ?? 0;
 }
 
-// Through the claim's (status, webhookId, nextAttemptAt) index, and capped, so that a scrape during a
+// Through the claim's index of pending deliveries (webhookId, nextAttemptAt), and capped, so that a scrape during a
 // backlog of millions costs a bounded read.
 const COUNT_DUE = {
   name: 'deliveries.count-due',
