@@ -4,7 +4,7 @@ import type { Tenant } from './http/auth';
 import { assertIfMatch, etagOf } from './http/conditional';
 import { forbidden, invalid } from './http/errors';
 import type { Permission } from './http/permissions';
-import type { Actor, AuthenticatedRoute, Caller, ReceivedUpload, Resource } from './http/route';
+import type { AuthenticatedRoute, Caller, ReceivedUpload, Resource } from './http/route';
 
 import { assertWriteRules, type Named } from './write-rules';
 
@@ -113,12 +113,6 @@ export function assertPermission(tenant: Tenant, permission: Permission): void {
   }
 }
 
-const actorOf = (caller: Caller): Actor => ({
-  via: caller.via,
-  userId: caller.tenant.userId,
-  keyId: caller.via === 'api' ? caller.tenant.keyId : null,
-});
-
 /** A request's path parameters, query and JSON body, validated against its route's declaration (400 naming the field). */
 export function validateInput<P, Q, B>(
   route: { params?: Joi.ObjectSchema<P>; query?: Joi.ObjectSchema<Q>; body?: Joi.ObjectSchema<B> },
@@ -194,7 +188,6 @@ export async function prepareOperation<P, Q, B, R, Res>(
         commit: commit ?? data.commitWithEvents,
         upload,
         ...caller,
-        actor: actorOf(caller),
       });
       kept = true;
       return result;

@@ -86,17 +86,11 @@ interface Common<P, Q, B> {
   errors?: ErrorCode[];
 }
 
-/** Who causes an operation: its user, its API key (none from the dashboard or the system), and the way it came in. */
-export interface Actor {
-  via: 'api' | 'dashboard' | 'system';
-  userId: string;
-  keyId: string | null;
-}
-
 /** Who acts, as which tenant, and the request they act in: what every operation runs for. */
 export interface Caller {
   tenant: Tenant;
-  via: Actor['via'];
+  /** The way it came in; who acts is the tenant's `actor`, which its events name. */
+  via: 'api' | 'dashboard' | 'system';
   deps: AppDeps;
   req: Request;
   res: Response;
@@ -152,7 +146,7 @@ export interface RouteInput<P, Q, B, R> {
   /** The multipart body's file, when the route declares one (its fields are `body`). */
   upload: ReceivedUpload | undefined;
   tenant: Tenant;
-  actor: Actor;
+  via: Caller['via'];
   deps: AppDeps;
   req: Request;
   res: Response;

@@ -59,8 +59,8 @@ export const bulkTasks = defineRoute({
   errors: ['not_found'],
   status: 200,
   response: bulkTasksResponse,
-  handler: async ({ body, tenant, actor, deps, req, res }) => {
-    const caller: Caller = { tenant, via: actor.via, deps, req, res };
+  handler: async ({ body, tenant, via, deps, req, res }) => {
+    const caller: Caller = { tenant, via, deps, req, res };
     const { operations } = body;
     const errors: (ItemError | undefined)[] = [];
     const prepared: (Prepared | undefined)[] = [];
