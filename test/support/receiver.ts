@@ -10,6 +10,7 @@ interface DeliveryJson {
   timestamp: string;
   data: Record<string, unknown>;
   organization: { id: string; name: string };
+  actor: { type: 'user'; userId: string; apiKeyId: string | null } | { type: 'system' };
   test?: boolean;
 }
 

@@ -156,12 +156,6 @@ export async function prepareOperation<P, Q, B, R, Res>(
   const { params, query, body: json } = validateInput(route, request);
   const { body, upload } = route.multipart ? await receiveMultipart(route as AuthenticatedRoute, caller) : { body: json, upload: undefined };
   const named = route.references?.(body as B);
-  if (named && options.rules !== 'checked by the caller') {
-    await assertWriteRules(caller.deps.data(caller.tenant), named).catch(async (err: unknown) => {
-      await upload?.discard();
-      throw err;
-    });
-  }
   let kept = false;
   return {
     named,
@@ -170,6 +164,9 @@ export async function prepareOperation<P, Q, B, R, Res>(
     body: body as B,
     async run(commit) {
       const data = caller.deps.data(caller.tenant);
+      // In the run, not before it: a refusal read from the data is the operation's answer, which an
+      // Idempotency-Key replays (a refused upload's object is removed by settle).
+      if (named && options.rules !== 'checked by the caller') await assertWriteRules(data, named);
       const idOf = (resource: Resource<R>) => (params as Record<string, string>)[resource.param]!;
       const resource = route.resource ? await route.resource.load(data, idOf(route.resource)) : (undefined as R);
       const lock = async (tx: TenantTx): Promise<R> => {

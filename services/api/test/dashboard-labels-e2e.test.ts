@@ -36,7 +36,10 @@ beforeAll(async () => {
   page.on('dialog', (dialog) => void dialog.accept());
   consoleErrors = watchConsole(page);
   mkdirSync(ARTIFACTS, { recursive: true });
+  // A sign-in link opens a page whose button signs in (docs/decisions.md#signing-in-safely).
   await page.goto((await linkFor(h, { organizationId: org.organization.id, userId: org.user.id })).url);
+  await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+  await page.waitForURL((url) => url.pathname === '/dashboard');
 }, 90_000);
 
 afterAll(async () => {

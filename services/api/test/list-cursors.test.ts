@@ -232,6 +232,7 @@ describe('every list', () => {
         '/members/invitations',
         '/projects',
         '/tasks',
+        '/tasks/:taskId/activity',
         '/tasks/:taskId/comments',
         '/tasks/:taskId/relations',
         '/webhooks',

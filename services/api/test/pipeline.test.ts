@@ -78,10 +78,12 @@ const apiRefusal = (res: { status: number; body: { error?: { code: string; param
 
 describe.each(routes.map((route) => [`${route.method.toUpperCase()} ${route.path}`, route] as const))('%s', (_name, route) => {
   it(`refuses a caller without ${route.permission} alike over the API, from the dashboard and as a bulk item`, async () => {
+    // webhooks:read grants events:read too (keys made before it existed keep reading events).
+    const lacking = route.permission === 'events:read' ? ['events:read', 'webhooks:read'] : [route.permission];
     const key = await keyWith(
       h.db,
       org,
-      PERMISSIONS.filter((p) => p !== route.permission),
+      PERMISSIONS.filter((p) => !lacking.includes(p)),
     );
     const res = await as(h.app, key)[route.method](fill(route.path), route.method === 'get' || route.method === 'delete' || route.multipart ? undefined : {});
     expect(apiRefusal(res)).toMatchObject({ status: 403, code: 'forbidden' });

@@ -136,6 +136,7 @@ describe('POST /v1/webhooks/{id}/recover', () => {
         deliveryId: delivery.id,
         data: { id: 'tsk_x' },
         organization: { id: owner.organization.id, name: owner.organization.name },
+        actor: { type: 'system' },
       });
     }
     expect(await h.db.delivery.count({ where: { webhookId: other } })).toBe(0);

@@ -47,8 +47,10 @@ describe('webhook delivery', () => {
 
     const [delivery] = await receiver.waitForCount(1);
     const { headers, body, json } = delivery!;
-    expect(Object.keys(json).sort()).toEqual(['data', 'deliveryId', 'event', 'organization', 'timestamp', 'webhookId']);
+    expect(Object.keys(json).sort()).toEqual(['actor', 'data', 'deliveryId', 'event', 'organization', 'timestamp', 'webhookId']);
     expect(json).toMatchObject({ event: 'task.created', webhookId, data: task, organization: { id: org.organization.id, name: org.organization.name } });
+    // The key's user caused it, through that key (docs/decisions.md#history-actors-and-live-events).
+    expect(json.actor).toEqual({ type: 'user', userId: org.user.id, apiKeyId: expect.stringMatching(/^key_/) });
     expect(json.deliveryId).toMatch(/^dlv_/);
     expect(headers['content-type']).toBe('application/json');
     expect(headers['x-service-event']).toBe('task.created');
