@@ -54,6 +54,6 @@ describe('pnpm cli', () => {
   it('names DATABASE_URL in one line when the database cannot be reached', async () => {
     const child = runEntry('services/api/src/cli.ts', ['orgs', 'list'], { DATABASE_URL: 'postgresql://postgres:secret@127.0.0.1:1/worktrack' });
     expect(await exitCode(child)).toBe(1);
-    expect(child.output().trim()).toBe('Cannot reach the database at 127.0.0.1:1/worktrack. Check DATABASE_URL and that PostgreSQL is running.');
+    expect(child.output().trim()).toBe('Cannot reach the database "worktrack" at 127.0.0.1:1. Check DATABASE_URL and that PostgreSQL is running.');
   });
 });
