@@ -53,9 +53,10 @@ const config: Config = {
   // Stops a run that includes browser tests at once, with one line, when there is no Chromium.
   testSequencer: '<rootDir>/test/sequencer.ts',
   testTimeout: 30_000,
-  // Jest's default on two cores is one worker. Files are isolated by database, Redis prefix and
-  // port (test/database-per-file.ts, test/support/api-harness.ts), so two run at once safely.
-  maxWorkers: 2,
+  // One file at a time by default: files are isolated by database, Redis prefix and port, so
+  // `--maxWorkers=2` runs two at once (about 1.7x faster on two cores), but some worker tests'
+  // timing bounds (leases, rate windows, takeover within 10 s) do not yet hold under that load.
+  maxWorkers: 1,
 };
 
 export default config;
