@@ -5,11 +5,11 @@
 // rows (and looking for earlier undispatched events of their tasks), the partial index of pending
 // ordered deliveries, and the claim's head-of-resource probe. Vacuumed before each measurement, the
 // second round in the other order, as bench/subscriber-filters.ts does.
-import { request } from 'undici';
 import type { Client } from 'pg';
 import { createRedisConnection, JobScheduler, queueLayout } from '../packages/queue/src';
 import { post, type BenchOrganization, type NoisyNeighbourBench } from './noisy-neighbour';
 import { startReceiver } from './receiver';
+import { subscriptionRounds } from './subscription-rounds';
 import { printTable, type Measured } from './table';
 import { taskRecord } from './task-record';
 
@@ -41,32 +41,15 @@ export async function benchOrderedDelivery(bench: Omit<NoisyNeighbourBench, 'sec
     for (let i = 0; i < SUBSCRIPTIONS; i++) {
       webhooks.push(await post(bench.base, org, '/v1/webhooks', { url: receiver.url, events: ['task.updated'], maxConcurrency: 100 }));
     }
-    const setOrdering = async (ordering: 'none' | 'resource') => {
-      for (const { id } of webhooks) {
-        const res = await request(`${bench.base}/v1/webhooks/${id}`, { method: 'PATCH', headers: org.headers, body: JSON.stringify({ ordering }) });
-        if (res.statusCode !== 200) throw new Error(`PATCH /v1/webhooks/${id}: ${res.statusCode} ${await res.body.text()}`);
-        await res.body.dump();
-      }
-    };
-    const saturated = async (label: string): Promise<Measured> => {
-      await bench.pg.query('VACUUM ANALYZE "OutboxEvent", "Delivery", "DeliveryAttempt", "Webhook"');
-      const eventIds = await taskUpdates(bench.pg, org, project.id, bench.events);
-      const count = bench.events * SUBSCRIPTIONS;
-      await receiver.take();
-      const window = await bench.cpu([bench.workerPid]);
-      const started = Date.now();
-      await jobs.publishEvents(eventIds.map((id) => ({ id, organizationId: org.id })));
-      await receiver.waitFor(count);
-      const seconds = (Math.max(...(await receiver.take()).map((a) => a.at)) - started) / 1000;
-      return { label, count, seconds, cpu: await window.stop() };
-    };
+    const rounds = subscriptionRounds(bench, { org, receiver, jobs, webhooks });
+    const saturated = (label: string) => rounds.saturated(label, () => taskUpdates(bench.pg, org, project.id, bench.events));
     const runs = {
       unordered: async () => {
-        await setOrdering('none');
+        await rounds.patchAll({ ordering: 'none' });
         return saturated('ordering "none"');
       },
       ordered: async () => {
-        await setOrdering('resource');
+        await rounds.patchAll({ ordering: 'resource' });
         return saturated(`ordering "resource", ${bench.events / EVENTS_PER_TASK} tasks`);
       },
     };

@@ -5,10 +5,10 @@
 // fan-out's read; the ratio is its cost. The tables are vacuumed before each measurement (as
 // autovacuum would be) and the second round runs in the other order, so that the delivery tables'
 // growth during the run weighs on neither side.
-import { request } from 'undici';
 import { createRedisConnection, JobScheduler, queueLayout } from '../packages/queue/src';
 import { outboxEvents, post, type NoisyNeighbourBench } from './noisy-neighbour';
 import { startReceiver } from './receiver';
+import { subscriptionRounds } from './subscription-rounds';
 import { printTable, type Measured } from './table';
 
 const SUBSCRIPTIONS = 2;
@@ -26,32 +26,15 @@ export async function benchSubscriberFilters(bench: Omit<NoisyNeighbourBench, 's
     for (let i = 0; i < SUBSCRIPTIONS; i++) {
       webhooks.push(await post(bench.base, org, '/v1/webhooks', { url: receiver.url, events: ['task.created'], maxConcurrency: 100 }));
     }
-    const control = async (body: object) => {
-      for (const { id } of webhooks) {
-        const res = await request(`${bench.base}/v1/webhooks/${id}`, { method: 'PATCH', headers: org.headers, body: JSON.stringify(body) });
-        if (res.statusCode !== 200) throw new Error(`PATCH /v1/webhooks/${id}: ${res.statusCode} ${await res.body.text()}`);
-        await res.body.dump();
-      }
-    };
-    const saturated = async (label: string): Promise<Measured> => {
-      await bench.pg.query('VACUUM ANALYZE "OutboxEvent", "Delivery", "DeliveryAttempt", "Webhook"');
-      const eventIds = await outboxEvents(bench.pg, org, project.id, bench.events);
-      const count = bench.events * SUBSCRIPTIONS;
-      await receiver.take();
-      const window = await bench.cpu([bench.workerPid]);
-      const started = Date.now();
-      await jobs.publishEvents(eventIds.map((id) => ({ id, organizationId: org.id })));
-      await receiver.waitFor(count);
-      const seconds = (Math.max(...(await receiver.take()).map((a) => a.at)) - started) / 1000;
-      return { label, count, seconds, cpu: await window.stop() };
-    };
+    const rounds = subscriptionRounds(bench, { org, receiver, jobs, webhooks });
+    const saturated = (label: string) => rounds.saturated(label, () => outboxEvents(bench.pg, org, project.id, bench.events));
     const runs = {
       plain: async () => {
-        await control({ projectIds: null, filter: null });
+        await rounds.patchAll({ projectIds: null, filter: null });
         return saturated('no projects, no filter');
       },
       filtered: async () => {
-        await control({ projectIds: [project.id], filter: FILTER });
+        await rounds.patchAll({ projectIds: [project.id], filter: FILTER });
         return saturated('project-scoped, 3-clause filter');
       },
     };
