@@ -2,13 +2,16 @@
 // image runs plain JavaScript with no node_modules, no dev dependencies and no TypeScript runtime.
 // The migrate command also needs Prisma's schema engine, a WebAssembly file it reads at run time:
 // it is copied beside the bundles and named by PRISMA_SCHEMA_ENGINE_WASM.
+// `node scripts/build.mjs --outdir DIR` builds into DIR instead (the test run builds its own copy).
 import { copyFileSync, cpSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
+import { parseArgs } from 'node:util';
 import { build } from 'esbuild';
 
 const root = path.resolve(import.meta.dirname, '..');
-const outdir = path.join(root, 'dist');
+const { values: options } = parseArgs({ options: { outdir: { type: 'string', default: path.join(root, 'dist') } } });
+const outdir = path.resolve(options.outdir);
 const common = { absWorkingDir: root, outdir, bundle: true, platform: 'node', target: 'node24', logLevel: 'warning', external: ['pg-native'] };
 
 rmSync(outdir, { recursive: true, force: true });
@@ -44,4 +47,4 @@ cpSync(path.join(path.dirname(workerRequire.resolve('@bull-board/ui/package.json
 // Likewise Swagger UI's assets, which the API serves at /docs.
 const apiRequire = createRequire(path.join(root, 'services/api/package.json'));
 cpSync(path.dirname(apiRequire.resolve('swagger-ui-dist/package.json')), path.join(outdir, 'swagger-ui'), { recursive: true });
-console.log('built dist/: api.js, worker.js, cli.js, migrate.mjs, schema_engine_bg.wasm, bull-board-ui/, swagger-ui/');
+console.log(`built ${path.relative(root, outdir) || '.'}/: api.js, worker.js, cli.js, migrate.mjs, schema_engine_bg.wasm, bull-board-ui/, swagger-ui/`);

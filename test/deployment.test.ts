@@ -5,6 +5,7 @@ import path from 'node:path';
 import { parse } from 'yaml';
 import { apiEnvSchema, SHUTDOWN_DEADLINE_MS, workerEnvSchema } from '@worktrack/config';
 import { exitCode, freePort, repoRoot, spawnLogged, waitForHttp } from '@test-support/processes';
+import { runBundleDir } from '@test-support/run-bundle';
 
 /**
  * No Docker engine runs on these machines, so docker-compose.yml and infra/Dockerfile are read
@@ -72,15 +73,17 @@ describe('the documented settings', () => {
 });
 
 describe('the production image', () => {
-  /** What the Dockerfile's final stage copies from the build stage, laid out as it would be. */
+  /**
+   * What the Dockerfile's final stage copies from the build stage, laid out as it would be: its
+   * `dist` is what `pnpm build` makes, which the run has built already (test/support/run-bundle.ts).
+   */
   let image: string;
 
   beforeAll(() => {
-    execFileSync(process.execPath, [path.join(repoRoot, 'scripts/build.mjs')], { cwd: repoRoot, stdio: 'pipe' });
     image = mkdtempSync(path.join(tmpdir(), 'wt-image-'));
     for (const [, source] of dockerfile.matchAll(/^COPY --from=build \/src\/(\S+)/gm))
-      cpSync(path.join(repoRoot, source!), path.join(image, source!), { recursive: true });
-  }, 60_000);
+      cpSync(source === 'dist' ? runBundleDir() : path.join(repoRoot, source!), path.join(image, source!), { recursive: true });
+  });
   afterAll(() => image && rmSync(image, { recursive: true, force: true }));
 
   it('keeps the build context free of secrets and dependencies', () => {

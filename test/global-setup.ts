@@ -1,21 +1,26 @@
 import { spawn } from 'node:child_process';
 import path from 'node:path';
+import { runBundleDir } from './support/run-bundle';
 import { runDocumentPath } from './support/run-document';
 
-/** Runs a Node script of the repository to its end, its output the run's. */
+/** Runs a Node script of the repository to its end; what it prints is shown only if it fails. */
 function runScript(args: string[], env: NodeJS.ProcessEnv): Promise<void> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, args, { cwd: path.join(__dirname, '..'), env, stdio: 'inherit' });
+    const child = spawn(process.execPath, args, { cwd: path.join(__dirname, '..'), env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
     child.on('error', reject);
-    child.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`node ${args.join(' ')} exited with ${code}`))));
+    child.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`node ${args.join(' ')} exited with ${code}:\n${output}`))));
   });
 }
 
 /**
  * Creates and migrates this run's template database. Each test file then gets its own copy
  * (test/database-per-file.ts), so files running in parallel never see each other's rows. Meanwhile
- * writes the OpenAPI document every file's conformance checks read: converting every schema costs
- * about a second, once per run rather than once per file.
+ * writes the OpenAPI document every file's conformance checks read (converting every schema costs
+ * about a second, once per run rather than once per file) and builds the production bundle that
+ * the tests of separate service processes start (test/support/run-bundle.ts).
  */
 export default async function globalSetup(): Promise<void> {
   // The run migrates and uses its own databases on DATABASE_URL's server, never a direct URL set for another.
@@ -26,6 +31,7 @@ export default async function globalSetup(): Promise<void> {
   await Promise.all([
     runScript(['scripts/prisma.mjs', 'deploy'], { ...process.env, DATABASE_URL: url.toString() }),
     runScript(['--import', 'tsx', 'test/support/write-run-document.ts', runDocumentPath()], process.env),
+    runScript(['scripts/build.mjs', '--outdir', runBundleDir()], process.env),
   ]);
   process.env.DATABASE_URL = url.toString();
 }

@@ -1,25 +1,28 @@
 import net from 'node:net';
 import { once } from 'node:events';
-import { exitCode, freePort, runEntry, waitForHttp } from '@test-support/processes';
+import { exitCode, freePort, runBundled, waitForHttp } from '@test-support/processes';
 import { waitFor } from '@test-support/wait-for';
 
-const CLI = 'services/api/src/cli.ts';
-const API = 'services/api/src/main.ts';
-const WORKER = 'services/worker/src/main.ts';
+// The entry points as the image runs them (the run's bundle: the same code as `pnpm start` and
+// `pnpm cli` run through tsx, started in half the time; test/entry-points.test.ts runs those).
+const CLI = 'cli';
+const API = 'api';
+const WORKER = 'worker';
+type Entry = typeof CLI | typeof API | typeof WORKER;
 
 /** The database of this test file, renamed, on the same server, or moved to a port nothing listens on. */
 const databaseNamed = (name: string) => Object.assign(new URL(process.env.DATABASE_URL!), { pathname: `/${name}` }).toString();
 const databaseAtPort = (port: number) => Object.assign(new URL(process.env.DATABASE_URL!), { port: String(port) }).toString();
 
 /** Runs an entry point to its exit: what it printed on stderr, and its exit code. */
-async function failure(entry: string, args: string[], env: NodeJS.ProcessEnv) {
-  const child = runEntry(entry, args, env);
+async function failure(entry: Entry, args: string[], env: NodeJS.ProcessEnv) {
+  const child = runBundled(entry, args, env);
   const code = await exitCode(child, 90_000);
   return { code, lines: child.errorOutput().trimEnd().split('\n') };
 }
 
 /** One plain line (no JSON, no stack frame) matching `says`, exit code 1: from each entry point, run together. */
-async function expectOneLine(entries: readonly (readonly [string, readonly string[]])[], env: NodeJS.ProcessEnv, says: RegExp) {
+async function expectOneLine(entries: readonly (readonly [Entry, readonly string[]])[], env: NodeJS.ProcessEnv, says: RegExp) {
   const results = await Promise.all(entries.map(([entry, args]) => failure(entry, [...args], env).then((result) => ({ entry, ...result }))));
   for (const result of results) expect(result).toEqual({ entry: result.entry, code: 1, lines: [expect.stringMatching(says)] });
 }
@@ -30,51 +33,50 @@ const EVERY_ENTRY = [
   [WORKER, []],
 ] as const;
 
-// Each case starts the entry points afresh: generous bounds for a busy machine.
+// Each case starts the entry points afresh, the cases at once: generous bounds for a busy machine.
 jest.setTimeout(120_000);
 
-describe('what an operator reads when the API, the worker or the CLI cannot start', () => {
-  let ports: { PORT: string; WORKER_HEALTH_PORT: string };
-  let closedPort: number;
-  beforeAll(async () => {
-    const [api, health, closed] = await Promise.all([freePort(), freePort(), freePort()]);
-    ports = { PORT: String(api), WORKER_HEALTH_PORT: String(health) };
-    closedPort = closed;
-  });
+/** Ports of its own for each case, so that cases run at once never take each other's. */
+async function servicePorts() {
+  const [api, health] = await Promise.all([freePort(), freePort()]);
+  return { PORT: String(api), WORKER_HEALTH_PORT: String(health) };
+}
 
-  it('a database that does not exist: run `pnpm db:migrate`', async () => {
+describe('what an operator reads when the API, the worker or the CLI cannot start', () => {
+  it.concurrent('a database that does not exist: run `pnpm db:migrate`', async () => {
     await expectOneLine(
       EVERY_ENTRY,
-      { ...ports, DATABASE_URL: databaseNamed('worktrack_not_created') },
+      { ...(await servicePorts()), DATABASE_URL: databaseNamed('worktrack_not_created') },
       /^The database "worktrack_not_created" at 127\.0\.0\.1:\d+ does not exist\. Run `pnpm db:migrate` to create it, or set DATABASE_URL to an existing one\.$/,
     );
   });
 
-  it('a database with no tables: run `pnpm db:migrate`', async () => {
+  it.concurrent('a database with no tables: run `pnpm db:migrate`', async () => {
     await expectOneLine(
       [[API, []]],
-      { ...ports, DATABASE_URL: databaseNamed('postgres') },
+      { ...(await servicePorts()), DATABASE_URL: databaseNamed('postgres') },
       /^The database "postgres" at 127\.0\.0\.1:\d+ has no tables yet\. Run `pnpm db:migrate`\.$/,
     );
   });
 
-  it('Postgres unreachable: where it was looked for, and the setting', async () => {
+  it.concurrent('Postgres unreachable: where it was looked for, and the setting', async () => {
+    const closedPort = await freePort();
     await expectOneLine(
       EVERY_ENTRY,
-      { ...ports, DATABASE_URL: databaseAtPort(closedPort) },
+      { ...(await servicePorts()), DATABASE_URL: databaseAtPort(closedPort) },
       new RegExp(`^Cannot reach the database "[\\w-]+" at 127\\.0\\.0\\.1:${closedPort}\\. Check DATABASE_URL and that PostgreSQL is running\\.$`),
     );
   });
 
-  it('a malformed setting: which one, and where settings are set', async () => {
+  it.concurrent('a malformed setting: which one, and where settings are set', async () => {
     await expectOneLine(
       EVERY_ENTRY,
-      { ...ports, QUEUE_SHARDS: 'many' },
+      { ...(await servicePorts()), QUEUE_SHARDS: 'many' },
       /^Invalid configuration: "QUEUE_SHARDS" must be a number\. Fix it in the environment or in \.env \(\.env\.example lists every setting\)\.$/,
     );
   });
 
-  it('a port in use: which setting chooses it', async () => {
+  it.concurrent('a port in use: which setting chooses it', async () => {
     const holder = net.createServer().listen(0, '127.0.0.1');
     await once(holder, 'listening');
     const { port } = holder.address() as net.AddressInfo;
@@ -82,8 +84,11 @@ describe('what an operator reads when the API, the worker or the CLI cannot star
       const taken = new RegExp(
         `^Cannot listen on 127\\.0\\.0\\.1:${port}: the port is in use\\. Set (PORT \\(or HOST\\)|WORKER_HEALTH_PORT \\(or WORKER_HEALTH_HOST\\)) to a free port, or stop what holds it\\.$`,
       );
-      await expectOneLine([[API, []]], { ...ports, PORT: String(port) }, taken);
-      await expectOneLine([[WORKER, []]], { ...ports, WORKER_HEALTH_PORT: String(port) }, taken);
+      const ports = await servicePorts();
+      await Promise.all([
+        expectOneLine([[API, []]], { ...ports, PORT: String(port) }, taken),
+        expectOneLine([[WORKER, []]], { ...ports, WORKER_HEALTH_PORT: String(port) }, taken),
+      ]);
     } finally {
       holder.close();
     }
@@ -92,9 +97,9 @@ describe('what an operator reads when the API, the worker or the CLI cannot star
 
 describe('Redis unreachable while the services run', () => {
   /** Runs an entry point against a Redis port nothing listens on until it printed two notices, then stops it. */
-  async function runWithoutRedis(entry: string, portSetting: string) {
+  async function runWithoutRedis(entry: Entry, portSetting: string) {
     const [port, redisPort] = await Promise.all([freePort(), freePort()]);
-    const child = runEntry(entry, [], {
+    const child = runBundled(entry, [], {
       [portSetting]: String(port),
       REDIS_URL: `redis://127.0.0.1:${redisPort}`,
       REDIS_PREFIX: `wt-test-unreachable-${port}`,
@@ -117,7 +122,7 @@ describe('Redis unreachable while the services run', () => {
     }
   }
 
-  it('the API and the worker say so on one plain line every few seconds, and stop as fast as with Redis up', async () => {
+  it.concurrent('the API and the worker say so on one plain line every few seconds, and stop as fast as with Redis up', async () => {
     const runs = await Promise.all([runWithoutRedis(API, 'PORT'), runWithoutRedis(WORKER, 'WORKER_HEALTH_PORT')]);
     for (const run of runs) {
       const notice = `Cannot reach Redis at 127.0.0.1:${run.redisPort}. Start Redis, or set REDIS_URL to where it runs; retrying.`;

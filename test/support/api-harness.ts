@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import request from 'supertest';
@@ -89,14 +90,31 @@ export async function keyWith(db: Db, org: TestOrg, permissions: string[], mode:
 
 let conformance: Conformance | undefined;
 
+const servers = new WeakMap<Express, http.Server>();
+
+/**
+ * One server per app, listening for the rest of the file (unreferenced: it keeps no process alive):
+ * given the app itself, supertest would start and close a server for every request.
+ */
+function serverOf(app: Express): http.Server {
+  let server = servers.get(app);
+  if (!server) {
+    server = http.createServer(app).listen(0, '127.0.0.1');
+    server.unref();
+    servers.set(app, server);
+  }
+  return server;
+}
+
 /**
  * The shared test client: every response it receives is checked against the OpenAPI document the
  * app serves, so a response that disagrees with the document fails the test that made it.
  */
 export function client(app: Express) {
   const checker = (conformance ??= new Conformance(runDocument()));
+  const server = serverOf(app);
   const checked = (method: 'get' | 'post' | 'patch' | 'delete', path: string) =>
-    request(app)
+    request(server)
       [method](path)
       .expect((res) => checker.check(method, path, res));
   return {

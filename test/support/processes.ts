@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import net from 'node:net';
 import path from 'node:path';
+import { runBundleDir } from './run-bundle';
 
 export const repoRoot = path.resolve(__dirname, '..', '..');
 
@@ -17,6 +18,11 @@ export async function freePort(): Promise<number> {
 /** Runs a TypeScript entry point of the repository the way the package scripts do. */
 export function runEntry(entry: string, args: string[], env: NodeJS.ProcessEnv): ReturnType<typeof spawnLogged> {
   return spawnLogged(['node', '--import', 'tsx', path.join(repoRoot, entry), ...args], { cwd: repoRoot, env: { ...process.env, LOG_LEVEL: 'warn', ...env } });
+}
+
+/** Runs a service as the image does, from the run's bundle (`api`, `worker` or `cli`). */
+export function runBundled(service: 'api' | 'worker' | 'cli', args: string[], env: NodeJS.ProcessEnv): ReturnType<typeof spawnLogged> {
+  return spawnLogged(['node', path.join(runBundleDir(), `${service}.js`), ...args], { cwd: repoRoot, env: { ...process.env, LOG_LEVEL: 'warn', ...env } });
 }
 
 /** Runs a command (`node` is this Node) and keeps what it prints. */

@@ -2,7 +2,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { createLogger, loadWorkerConfig } from '@worktrack/config';
 import { createHarness, type Harness } from './api-harness';
-import { freePort, runEntry, waitForHttp } from './processes';
+import { freePort, runBundled, waitForHttp } from './processes';
 import { startWorker } from '../../services/worker/src/compose';
 
 /** Test-sized settings: quick retries and sweep, loopback receivers allowed, a health port of its own. */
@@ -53,12 +53,12 @@ export function createHarnessWithWorker(workerEnv: NodeJS.ProcessEnv = {}): Harn
 }
 
 /**
- * The worker as its own process (`main.ts`) under the given Redis prefix, with the shipped settings
+ * The worker as its own process (the image's bundle of `main.ts`) under the given Redis prefix, with the shipped settings
  * apart from its health port, the loopback receivers and `env`; resolves once it is ready.
  */
 export async function startWorkerProcess({ prefix, env = {}, readyWithinMs }: TestWorkerOptions) {
   const healthPort = await freePort();
-  const child = runEntry('services/worker/src/main.ts', [], {
+  const child = runBundled('worker', [], {
     REDIS_PREFIX: prefix,
     WEBHOOK_ALLOWED_HOSTS: '127.0.0.1',
     WORKER_HEALTH_PORT: String(healthPort),
