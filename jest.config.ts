@@ -53,10 +53,9 @@ const config: Config = {
   // Stops a run that includes browser tests at once, with one line, when there is no Chromium.
   testSequencer: '<rootDir>/test/sequencer.ts',
   testTimeout: 30_000,
-  // One file at a time by default: files are isolated by database, Redis prefix and port, so
-  // `--maxWorkers=2` runs two at once (about 1.7x faster on two cores), but some worker tests'
-  // timing bounds (leases, rate windows, takeover within 10 s) do not yet hold under that load.
-  maxWorkers: 1,
+  // Two files at a time: each has its own database, Redis prefix and ports (docs/testing.md), and
+  // the heavy files go first so that the run does not end with one worker running them alone.
+  maxWorkers: 2,
 };
 
 export default config;

@@ -9,7 +9,7 @@ import { exitCode, repoRoot } from '@test-support/processes';
  * stops within seconds with one line saying how to install it (test/sequencer.ts), and a run of
  * other tests goes on without it. Jest runs here as `pnpm test` runs it, with CHROMIUM_PATH
  * pointing nowhere; nothing installs anything. And when Chromium is there but will not start, the
- * browser tests fail and Jest still exits: they close what they started.
+ * browser tests fail and Jest still exits: they close what they started. The three runs go at once.
  */
 
 const NOWHERE = '/nonexistent/chromium';
@@ -27,7 +27,7 @@ function pnpmTest(args: string[], env: NodeJS.ProcessEnv) {
 }
 
 describe('pnpm test, without a working Chromium', () => {
-  it('stops a run with browser tests within seconds, with one line that says how to install it', async () => {
+  it.concurrent('stops a run with browser tests within seconds, with one line that says how to install it', async () => {
     const started = Date.now();
     const { child, out } = pnpmTest(['services/api/test/dashboard-e2e.test.ts'], { CHROMIUM_PATH: NOWHERE });
     expect(await exitCode(child, 15_000)).toBe(1);
@@ -39,14 +39,14 @@ describe('pnpm test, without a working Chromium', () => {
     expect(lines[0]).toContain('apt-get install -y chromium');
   });
 
-  it('runs the other tests, which need no Chromium', async () => {
+  it.concurrent('runs the other tests, which need no Chromium', async () => {
     const { child, out } = pnpmTest(['packages/webhooks/test/response-headers.test.ts'], { CHROMIUM_PATH: NOWHERE });
     expect(await exitCode(child, 60_000)).toBe(0);
     expect(out.stderr).not.toContain('apt-get');
     expect(out.stderr).toMatch(/Tests:\s+\d+ passed/);
   }, 70_000);
 
-  it('exits after the browser tests fail, when the Chromium there will not start', async () => {
+  it.concurrent('exits after the browser tests fail, when the Chromium there will not start', async () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'wt-chromium-'));
     const broken = path.join(dir, 'chromium');
     writeFileSync(broken, '#!/bin/sh\nexit 1\n', { mode: 0o755 });

@@ -42,7 +42,8 @@ async function servicePorts() {
   return { PORT: String(api), WORKER_HEALTH_PORT: String(health) };
 }
 
-describe('what an operator reads when the API, the worker or the CLI cannot start', () => {
+// Concurrent cases run at once only as siblings: every case in one block.
+describe('what an operator reads when the API, the worker or the CLI cannot start, or Redis goes away', () => {
   it.concurrent('a database that does not exist: run `pnpm db:migrate`', async () => {
     await expectOneLine(
       EVERY_ENTRY,
@@ -93,9 +94,7 @@ describe('what an operator reads when the API, the worker or the CLI cannot star
       holder.close();
     }
   });
-});
 
-describe('Redis unreachable while the services run', () => {
   /** Runs an entry point against a Redis port nothing listens on until it printed two notices, then stops it. */
   async function runWithoutRedis(entry: Entry, portSetting: string) {
     const [port, redisPort] = await Promise.all([freePort(), freePort()]);
@@ -122,7 +121,7 @@ describe('Redis unreachable while the services run', () => {
     }
   }
 
-  it.concurrent('the API and the worker say so on one plain line every few seconds, and stop as fast as with Redis up', async () => {
+  it.concurrent('Redis unreachable while the services run: the API and the worker say so on one plain line every few seconds, and stop as fast as with Redis up', async () => {
     const runs = await Promise.all([runWithoutRedis(API, 'PORT'), runWithoutRedis(WORKER, 'WORKER_HEALTH_PORT')]);
     for (const run of runs) {
       const notice = `Cannot reach Redis at 127.0.0.1:${run.redisPort}. Start Redis, or set REDIS_URL to where it runs; retrying.`;

@@ -23,12 +23,19 @@ export function missingChromium(): string | undefined {
 /** A test file that launches Chromium, through test/support/browser.ts. */
 const drivesChromium = (test: Test): boolean => readFileSync(test.path, 'utf8').includes('support/browser');
 
+/** A test file that starts services from the run's production bundle (test/support/run-bundle.ts). */
+const startsBundle = (test: Test): boolean => /\b(startWorkerProcess|runBundled|runBundleDir)\(/.test(readFileSync(test.path, 'utf8'));
+
+/** Tells test/global-setup.ts whether the run needs the production bundle built (about 2 s, more on a busy machine). */
+export const BUILD_BUNDLE = 'WORKTRACK_TEST_BUILD_BUNDLE';
+
 /** Files that start servers of their own (Sentinels, clusters, PgBouncer, replicas) or drive Chromium: the run's longest. */
 const isHeavy = (test: Test): boolean => test.context.config.displayName?.name === 'topologies' || drivesChromium(test);
 
 /**
- * Jest's own order with the heavy files first, after one check that Jest has no other hook for (it is the one place that sees
- * the run's test files before anything starts): when the run includes a browser test and there is
+ * Jest's own order with the heavy files first, after what Jest has no other hook for (it is the one place that sees
+ * the run's test files before anything starts, the global setup included): whether the run needs the
+ * production bundle, and a check: when the run includes a browser test and there is
  * no Chromium, it stops at once with one line saying how to install it, instead of migrating a
  * database and failing every browser test one by one. Runs of other tests need no Chromium.
  * Chromium is not installed from here: a test run that asks for root and downloads a browser
@@ -48,6 +55,7 @@ export default class ChromiumCheckingSequencer extends TestSequencer {
       process.stderr.write(`${problem}\n`);
       process.exit(1);
     }
+    if (tests.some(startsBundle)) process.env[BUILD_BUNDLE] = '1';
     return this.#heaviestFirst(super.sort(tests));
   }
 

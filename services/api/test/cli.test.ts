@@ -1,4 +1,4 @@
-import { exitCode, runEntry } from '@test-support/processes';
+import { exitCode, runBundled } from '@test-support/processes';
 import { as, createHarness, type Harness } from '@test-support/api-harness';
 
 let h: Harness;
@@ -8,7 +8,7 @@ beforeAll(() => {
 afterAll(() => h.close());
 
 async function cli(...args: string[]): Promise<{ code: number | null; output: string }> {
-  const child = runEntry('services/api/src/cli.ts', args, {});
+  const child = runBundled('cli', args, {});
   const code = await exitCode(child);
   return { code, output: child.output() };
 }
@@ -52,7 +52,7 @@ describe('pnpm cli', () => {
   }, 30_000);
 
   it('names DATABASE_URL in one line when the database cannot be reached', async () => {
-    const child = runEntry('services/api/src/cli.ts', ['orgs', 'list'], { DATABASE_URL: 'postgresql://postgres:secret@127.0.0.1:1/worktrack' });
+    const child = runBundled('cli', ['orgs', 'list'], { DATABASE_URL: 'postgresql://postgres:secret@127.0.0.1:1/worktrack' });
     expect(await exitCode(child)).toBe(1);
     expect(child.output().trim()).toBe('Cannot reach the database "worktrack" at 127.0.0.1:1. Check DATABASE_URL and that PostgreSQL is running.');
   });

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import request from 'supertest';
-import { exitCode, runEntry } from '@test-support/processes';
+import { exitCode, runBundled } from '@test-support/processes';
 import { addMember, as, createHarness, createOrg, expectError, keyWith, type Harness, type TestOrg } from '@test-support/api-harness';
 import { itEnforcesAccess } from '@test-support/access-checks';
 import { followLink } from '@test-support/dashboard-session';
@@ -74,7 +74,7 @@ describe('pnpm cli dashboard-link', () => {
   }
 
   async function cliWith(env: NodeJS.ProcessEnv, ...args: string[]) {
-    const child = runEntry('services/api/src/cli.ts', ['dashboard-link', ...args], { DATABASE_URL: process.env.DATABASE_URL, ...env });
+    const child = runBundled('cli', ['dashboard-link', ...args], { DATABASE_URL: process.env.DATABASE_URL, ...env });
     const code = await exitCode(child);
     return { code, output: child.output() };
   }

@@ -2,7 +2,7 @@ import request from 'supertest';
 import { createLogger } from '@worktrack/config';
 import { captureLines } from '@test-support/logs';
 import { parsePrometheus, sampleValue } from '@test-support/prometheus';
-import { exitCode, freePort, runEntry, waitForHttp } from '@test-support/processes';
+import { exitCode, freePort, runBundled, waitForHttp } from '@test-support/processes';
 import { as, createHarness, createOrg, type Harness, type TestOrg } from '@test-support/api-harness';
 import { waitFor } from '@test-support/wait-for';
 
@@ -76,7 +76,7 @@ describe('access log', () => {
 describe('/readyz while draining', () => {
   it('answers 503 from SIGTERM on, before the server stops accepting, then the process exits cleanly', async () => {
     const port = await freePort();
-    const api = runEntry('services/api/src/main.ts', [], { PORT: String(port), DRAIN_DELAY_MS: '3000', REDIS_PREFIX: `wt-test-drain-${Date.now()}` });
+    const api = runBundled('api', [], { PORT: String(port), DRAIN_DELAY_MS: '3000', REDIS_PREFIX: `wt-test-drain-${Date.now()}` });
     try {
       // The object store is not running here, so readiness names it; draining is what this test is about.
       await waitForHttp(`http://127.0.0.1:${port}/healthz`);

@@ -2,7 +2,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { createLogger, loadApiConfig, loadWorkerConfig } from '@worktrack/config';
 import { newId, resealWebhookSecrets, SecretBox, webhookSecretContext } from '@worktrack/db';
 import { startApi } from '../src/compose';
-import { exitCode, runEntry } from '@test-support/processes';
+import { exitCode, runBundled } from '@test-support/processes';
 import { csrfOf, signedIn } from '@test-support/dashboard-session';
 import { addMember, as, createHarness, createOrg, type Harness, type TestOrg } from '@test-support/api-harness';
 import { waitFor } from '@test-support/wait-for';
@@ -141,7 +141,7 @@ describe('secrets written before sealing', () => {
       data: { secret: new SecretBox([randomBytes(32)]).seal('lost', 'elsewhere') },
     });
 
-    const cli = (env: NodeJS.ProcessEnv) => runEntry('services/api/src/cli.ts', ['secrets', 'reseal', '--json'], env);
+    const cli = (env: NodeJS.ProcessEnv) => runBundled('cli', ['secrets', 'reseal', '--json'], env);
     const first = cli({ SECRETS_KEY: secretsKey });
     expect(await exitCode(first)).toBe(1);
     expect(JSON.parse(first.output())).toEqual({ sealed: 1, resealed: 0, unreadable: 1, remaining: 1 });
@@ -149,7 +149,7 @@ describe('secrets written before sealing', () => {
     expect(new SecretBox([Buffer.from(secretsKey, 'base64')]).open(row.secret, webhookSecretContext(id))).toBe('secret_sealed_by_the_cli');
 
     await h.db.webhook.delete({ where: { id: lost.id } });
-    const second = runEntry('services/api/src/cli.ts', ['secrets', 'reseal'], { SECRETS_KEY: secretsKey });
+    const second = runBundled('cli', ['secrets', 'reseal'], { SECRETS_KEY: secretsKey });
     expect(await exitCode(second)).toBe(0);
     expect(second.output()).toContain('Every webhook secret is sealed under SECRETS_KEY');
   });
@@ -179,10 +179,10 @@ describe('SECRETS_KEY', () => {
   });
 
   it.each([
-    ['API', 'services/api/src/main.ts'],
-    ['worker', 'services/worker/src/main.ts'],
-  ])('missing in production, the %s refuses to start with one line naming it', async (_name, entry) => {
-    const child = runEntry(entry, [], {
+    ['API', 'api'],
+    ['worker', 'worker'],
+  ] as const)('missing in production, the %s refuses to start with one line naming it', async (_name, entry) => {
+    const child = runBundled(entry, [], {
       NODE_ENV: 'production',
       CURSOR_SECRET: 'x'.repeat(32),
       SECRETS_KEY: '',

@@ -31,17 +31,16 @@ function startWorker(env: NodeJS.ProcessEnv = {}) {
 async function startWorkerProcesses(count: number) {
   // The shipped timeout and lease (5 s, 7 s): a shorter lease lapses under a busy machine's stalls.
   const env = { WEBHOOK_RETRY_DELAYS_MS: QUICK_RETRIES, WORKER_CONCURRENCY: '10' };
-  const started = [];
-  for (let i = 0; i < count; i += 1) {
-    // Started one at a time, and given time: on a busy machine a process takes many seconds to load.
-    const child = await startWorkerProcess({ prefix: h.deps.config.redisPrefix, env, readyWithinMs: 90_000 });
-    stops.push(async () => {
-      child.kill('SIGTERM');
-      await exitCode(child);
-    });
-    started.push(child);
-  }
-  return started;
+  return Promise.all(
+    Array.from({ length: count }, async () => {
+      const child = await startWorkerProcess({ prefix: h.deps.config.redisPrefix, env });
+      stops.push(async () => {
+        child.kill('SIGTERM');
+        await exitCode(child);
+      });
+      return child;
+    }),
+  );
 }
 
 interface Subscribed {
