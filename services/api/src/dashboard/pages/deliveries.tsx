@@ -12,8 +12,10 @@ import { ActionButton, Badge, RowProblem, Time, Pre } from '../views/components'
 import { useCan } from '../views/page-context';
 import { renderPage } from '../views/render';
 
+/** By name, whatever the case: the stored order (jsonb's) is not the order sent. */
 const headerLines = (headers: Record<string, string>) =>
   Object.entries(headers)
+    .sort(([a], [b]) => a.localeCompare(b, 'en', { sensitivity: 'base' }))
     .map(([name, value]) => `${name}: ${value}`)
     .join('\n');
 
