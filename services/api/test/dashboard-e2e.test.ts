@@ -330,6 +330,11 @@ describe('the dashboard in a browser', () => {
     await page.reload();
     await expect(page.locator('.delivery-log .badge-failed').count()).resolves.toBe(0);
     await checkPage('webhook');
+    // On a phone the page, log and chart included, stays short.
+    await page.setViewportSize({ width: 390, height: 844 });
+    const phoneHeight = await page.evaluate(() => document.documentElement.scrollHeight);
+    await page.setViewportSize({ width: 1280, height: 900 });
+    expect(phoneHeight).toBeLessThan(3_500);
   });
 
   it('invites by email: a second invitation revokes the first, the mailed link opens the accept page, and the invitee joins signed in', async () => {
