@@ -168,17 +168,7 @@ export function WebhookSettings({ webhook, values, problem }: { webhook: Webhook
 }
 
 /** One action: a title, a line on what it does, at most one field, and its button at the bottom; every card the same size. */
-function ActionCard({
-  action,
-  title,
-  children,
-  confirm,
-}: {
-  action: string;
-  title: string;
-  children: ComponentChildren;
-  confirm?: string;
-}) {
+function ActionCard({ action, title, children, confirm }: { action: string; title: string; children: ComponentChildren; confirm?: string }) {
   return (
     <PostForm action={action} label={title} confirm={confirm} class="action-card">
       <h3>{title}</h3>

@@ -240,7 +240,11 @@ const deliveryAttemptSchema = Joi.object<DeliveryAttemptRecord, true>({
     .description(
       "The headers the attempt sent, signatures included (never the secret); the subscription's own header values masked as on the subscription. null for attempts made before they were kept",
     )
-    .example({ 'Content-Type': 'application/json', 'webhook-id': 'dlv_01J9Z3K6Q8X2M5T7V4W1N0P3R6', 'webhook-signature': 'v1,K77CQxPtezk7I2dkifEhTdzAq39rbu8p82QdAoThEYw=' }),
+    .example({
+      'Content-Type': 'application/json',
+      'webhook-id': 'dlv_01J9Z3K6Q8X2M5T7V4W1N0P3R6',
+      'webhook-signature': 'v1,K77CQxPtezk7I2dkifEhTdzAq39rbu8p82QdAoThEYw=',
+    }),
 }).id('DeliveryAttempt');
 
 export const deliveryDetailSchema = Joi.object<DeliveryDetail, true>({
