@@ -55,8 +55,8 @@ export function WebhookStatus({ webhook, stats }: { webhook: WebhookRecord; stat
           <code>{webhook.url}</code>
         </dd>
       </dl>
-      <h3 id="stats-title">Last 24 hours</h3>
-      <dl class="stats" aria-labelledby="stats-title">
+      <h3>Last 24 hours</h3>
+      <dl class="stats">
         <div>
           <dt>Attempts</dt>
           <dd>{stats.attempts}</dd>
