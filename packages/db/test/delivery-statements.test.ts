@@ -632,6 +632,7 @@ describe('recordAttempts', () => {
         webhookId: kept.id,
         attempt: 2,
         traceparent: '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01',
+        requestHeaders: { 'webhook-id': again.id, Authorization: '****' },
         responseStatus: 500,
         error: 'http_status',
         status: 'pending',
@@ -669,6 +670,7 @@ describe('recordAttempts', () => {
         error: 'http_status',
         responseBody: 'ok',
         responseHeaders: { 'content-type': 'text/plain' },
+        requestHeaders: { 'webhook-id': again.id, Authorization: '****' },
         traceparent: '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01',
       },
     ]);
@@ -677,6 +679,7 @@ describe('recordAttempts', () => {
       error: 'timeout',
       responseBody: null,
       responseHeaders: null,
+      requestHeaders: null,
       traceparent: null,
     });
     expect(await database.db.webhook.findUniqueOrThrow({ where: { id: dropped.id } })).toMatchObject({

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import http from 'node:http';
-import type { Browser, Page } from 'playwright-core';
+import type { Browser, Frame, Page } from 'playwright-core';
 import request from 'supertest';
 import { startTestWorker } from '@test-support/worker-harness';
 import { launchBrowser } from '@test-support/browser';
@@ -207,6 +207,8 @@ describe('the dashboard in a browser', () => {
     expect(webhookPath).toMatch(/^\/dashboard\/webhooks\/whk_\w+$/);
     await checkPage();
     await expect(main().textContent()).resolves.toContain('5 requests at once, at most 1000 per second');
+    // No attempt yet: no empty chart.
+    await expect(page.locator('.chart').count()).resolves.toBe(0);
     await page.reload();
     await expect(page.content()).resolves.not.toContain(secret);
 
@@ -216,14 +218,32 @@ describe('the dashboard in a browser', () => {
     await page.reload();
     await expect(page.content()).resolves.not.toContain(secret);
 
+    // The receiver holds its answer until the page has shown the delivery pending.
+    let answer = () => {};
+    receiver.replyWith({ ...healthy, until: new Promise<void>((resolve) => (answer = resolve)) });
     await page.getByRole('button', { name: 'Send test' }).click();
     expect(new URL(page.url()).pathname).toMatch(/\/deliveries\/dlv_\w+$/);
-    // The page refreshes its attempts itself while the delivery is pending.
+    await expect(page.locator('#delivery-state').textContent()).resolves.toContain('No attempt yet');
+    // The page refreshes its attempts itself while the delivery is pending: no reload, no navigation.
+    const navigations: string[] = [];
+    const navigated = (frame: Frame) => frame === page.mainFrame() && navigations.push(frame.url());
+    page.on('framenavigated', navigated);
+    answer();
+    receiver.replyWith(healthy);
     await page.getByText('Attempt 1: HTTP 200').waitFor({ timeout: 15_000 });
+    page.off('framenavigated', navigated);
+    expect(navigations).toEqual([]);
+    await expect(page.locator('#delivery-state').getAttribute('data-refresh')).resolves.toBeNull();
     await expect(page.locator('.response-body').textContent()).resolves.toBe('{"received":true}');
     await expect(main().textContent()).resolves.toContain('content-type: application/json');
+    // With the headers it sent, which the receiver got: the signatures, never the secret.
+    const arrived = receiver.received.at(-1)!;
+    const sentHeaders = (await page.locator('.request-headers').textContent())!;
+    expect(sentHeaders).toContain(`webhook-signature: ${arrived.headers['webhook-signature']}`);
+    expect(sentHeaders).toContain(`X-Service-Signature: ${arrived.headers['x-service-signature']}`);
+    expect(await page.content()).not.toContain(secret);
     await checkPage('delivery');
-    expect(receiver.received.at(-1)?.json.event).toBe('task.created');
+    expect(arrived.json.event).toBe('task.created');
   });
 
   it('shows the delivery log first, with HTTP status and time, and finds a delivery by the resource it was about', async () => {
@@ -231,8 +251,15 @@ describe('the dashboard in a browser', () => {
     await go(webhookPath);
     await reloadUntil('project.created');
     const log = page.locator('.delivery-log');
-    // The log comes before the health panel and the actions.
-    expect(await page.evaluate(() => document.querySelector('.delivery-log')!.compareDocumentPosition(document.querySelector('.actions')!))).toBe(4);
+    // The status first, then the log, then the actions: one group of cards of one size.
+    const FOLLOWING = 4; // Node.DOCUMENT_POSITION_FOLLOWING
+    const follows = (first: string, second: string) =>
+      page.evaluate(([a, b]) => document.querySelector(a!)!.compareDocumentPosition(document.querySelector(b!)!), [first, second]);
+    await expect(follows('.webhook-status', '.delivery-log')).resolves.toBe(FOLLOWING);
+    await expect(follows('.delivery-log', '.actions')).resolves.toBe(FOLLOWING);
+    const cards = await page.locator('.action-card').evaluateAll((all) => all.map((card) => `${card.clientWidth}x${card.clientHeight}`));
+    expect(cards).toHaveLength(6);
+    expect(new Set(cards).size).toBe(1);
     await expect(log.locator('thead').textContent()).resolves.toMatch(/HTTP.*Time/);
     await waitFor(
       async () => {
@@ -303,6 +330,11 @@ describe('the dashboard in a browser', () => {
     await page.reload();
     await expect(page.locator('.delivery-log .badge-failed').count()).resolves.toBe(0);
     await checkPage('webhook');
+    // On a phone the page, log and chart included, stays short.
+    await page.setViewportSize({ width: 390, height: 844 });
+    const phoneHeight = await page.evaluate(() => document.documentElement.scrollHeight);
+    await page.setViewportSize({ width: 1280, height: 900 });
+    expect(phoneHeight).toBeLessThan(3_500);
   });
 
   it('invites by email: a second invitation revokes the first, the mailed link opens the accept page, and the invitee joins signed in', async () => {

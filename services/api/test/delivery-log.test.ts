@@ -62,6 +62,41 @@ describe('the delivery log', () => {
     ]);
   });
 
+  it('keeps the headers each attempt sent, its own headers masked, and the dashboard shows them beside the body', async () => {
+    receiver.replyWith(healthy);
+    const token = 'Bearer receiver-token-9876';
+    const created = await as(h.app, org.liveKey).post('/v1/webhooks', {
+      url: receiver.url,
+      events: ['task.created'],
+      secret: 'secret_known_secret',
+      headers: { Authorization: token },
+    });
+    const webhookId = created.body.id as string;
+    const sent = await as(h.app, org.liveKey).post(`/v1/webhooks/${webhookId}/test`, {});
+    const delivery = await settled(webhookId, sent.body.id);
+    const arrived = receiver.received.find((r) => r.headers['webhook-id'] === sent.body.id)!;
+    const recorded = delivery.attempts[0].requestHeaders;
+    expect(recorded).toMatchObject({
+      Authorization: '****9876',
+      'Content-Type': 'application/json',
+      'webhook-id': sent.body.id,
+      'webhook-signature': arrived.headers['webhook-signature'],
+      'X-Service-Signature': arrived.headers['x-service-signature'],
+    });
+
+    const agent = await signedIn(h, { organizationId: org.organization.id, userId: org.user.id });
+    const page = await agent.get(`/dashboard/webhooks/${webhookId}/deliveries/${sent.body.id}`);
+    expect(page.status).toBe(200);
+    expect(page.text).toContain('Request headers sent');
+    expect(page.text).toContain(`webhook-signature: ${arrived.headers['webhook-signature']}`);
+    expect(page.text).toContain('Authorization: ****9876');
+    expect(page.text).toContain('&quot;event&quot;: &quot;task.created&quot;');
+    expect(page.text).not.toContain('receiver-token');
+    expect(page.text).not.toContain('secret_known_secret');
+    // Settled: the page no longer asks the script to refresh it.
+    expect(page.text).not.toContain('data-refresh');
+  });
+
   it('keeps the first 4 KiB of a long answer, and a binary one as text', async () => {
     const webhookId = await subscribe();
     receiver.replyWith({ status: 500, headers: { 'Content-Type': 'text/plain' }, body: 'x'.repeat(10_000) });

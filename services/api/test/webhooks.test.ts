@@ -560,6 +560,7 @@ describe('GET /v1/webhooks/{id}/deliveries/{deliveryId}', () => {
         error: 'timeout',
         responseBody: null,
         responseHeaders: null,
+        requestHeaders: null,
       },
       {
         attemptNumber: 2,
@@ -569,6 +570,7 @@ describe('GET /v1/webhooks/{id}/deliveries/{deliveryId}', () => {
         error: null,
         responseBody: null,
         responseHeaders: null,
+        requestHeaders: null,
       },
     ]);
   });

@@ -120,6 +120,7 @@ describe('webhook delivery', () => {
       error: expect.any(String),
       responseBody: 'ok',
       responseHeaders: { 'content-type': 'text/plain', 'content-length': '2' },
+      requestHeaders: expect.objectContaining({ 'webhook-id': first!.json.deliveryId, 'webhook-signature': first!.headers['webhook-signature'] }),
     });
 
     const listed = await as(h.app, org.liveKey).get(`/v1/webhooks/${webhookId}/deliveries?status=succeeded&event=project.created`);

@@ -93,6 +93,8 @@ export interface AttemptRecord {
   error: string | null;
   responseBody: string | null;
   responseHeaders: Record<string, string> | null;
+  /** The headers sent, the subscription's own values masked. */
+  requestHeaders?: Record<string, string> | null;
   /** The delivery's status after it. */
   status: DeliveryStatus;
   nextAttemptAt: Date | null;
@@ -115,11 +117,11 @@ const RECORD = {
     WITH o AS (
       SELECT * FROM jsonb_to_recordset($1::jsonb) AS o(
         "attemptId" text, "deliveryId" text, "webhookId" text, attempt int, "attemptedAt" timestamptz, "responseStatus" int,
-        "responseTimeMs" int, error text, "responseBody" text, "responseHeaders" jsonb, status "DeliveryStatus",
+        "responseTimeMs" int, error text, "responseBody" text, "responseHeaders" jsonb, "requestHeaders" jsonb, status "DeliveryStatus",
         "nextAttemptAt" timestamptz, "disableWebhook" boolean, "pauseWebhookUntil" timestamptz, traceparent text)
     ), attempt AS (
-      INSERT INTO "DeliveryAttempt" (id, "deliveryId", "attemptNumber", "attemptedAt", "responseStatus", "responseTimeMs", error, "responseBody", "responseHeaders", traceparent)
-      SELECT "attemptId", "deliveryId", attempt, "attemptedAt", "responseStatus", "responseTimeMs", error, "responseBody", "responseHeaders", traceparent FROM o
+      INSERT INTO "DeliveryAttempt" (id, "deliveryId", "attemptNumber", "attemptedAt", "responseStatus", "responseTimeMs", error, "responseBody", "responseHeaders", "requestHeaders", traceparent)
+      SELECT "attemptId", "deliveryId", attempt, "attemptedAt", "responseStatus", "responseTimeMs", error, "responseBody", "responseHeaders", "requestHeaders", traceparent FROM o
     ), delivery AS (
       UPDATE "Delivery" d
       SET "attemptCount" = o.attempt, "lastAttemptAt" = o."attemptedAt", "lockedUntil" = NULL, status = o.status,

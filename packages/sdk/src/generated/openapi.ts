@@ -1783,6 +1783,17 @@ export interface components {
                 "content-length"?: string;
                 "retry-after"?: string;
             } | null;
+            /**
+             * @description The headers the attempt sent, signatures included (never the secret); the subscription's own header values masked as on the subscription. null for attempts made before they were kept
+             * @example {
+             *       "Content-Type": "application/json",
+             *       "webhook-id": "dlv_01J9Z3K6Q8X2M5T7V4W1N0P3R6",
+             *       "webhook-signature": "v1,K77CQxPtezk7I2dkifEhTdzAq39rbu8p82QdAoThEYw="
+             *     }
+             */
+            requestHeaders: {
+                [key: string]: string;
+            } | null;
         };
         DeliveryDetail: {
             /** @example dlv_01JD2X5K8Y3V4M7N9P0Q1R2S3T */

@@ -1,6 +1,6 @@
 import { newId, recordAttempts, webhookHeadersContext, webhookSecretContext, type AttemptRecord, type ClaimedDelivery } from '@worktrack/db';
 import { currentTraceparent, setSpanAttributes } from '@worktrack/telemetry';
-import { buildDeliveryHeaders, type DeliveryResult } from '@worktrack/webhooks';
+import { buildDeliveryHeaders, maskHeaderValue, type DeliveryResult } from '@worktrack/webhooks';
 import type { DeliveryPolicy, WorkerDeps } from '../deps';
 import { GroupCommit } from '../group-commit';
 import { announceDisabled } from './announce-disabled';
@@ -47,8 +47,7 @@ export function deliveryHandler(deps: WorkerDeps, policy: DeliveryPolicy): MakeA
       delivery.headersSealed === null
         ? {}
         : (JSON.parse(deps.secrets.open(delivery.headersSealed, webhookHeadersContext(delivery.webhookId))) as Record<string, string>);
-    const headers = {
-      ...own,
+    const serviceHeaders = {
       ...buildDeliveryHeaders({
         secret: open(delivery.secret),
         previousSecret: rotationActive && delivery.previousSecret ? open(delivery.previousSecret) : null,
@@ -59,6 +58,7 @@ export function deliveryHandler(deps: WorkerDeps, policy: DeliveryPolicy): MakeA
       }),
       ...(traceparent && { traceparent }),
     };
+    const headers = { ...own, ...serviceHeaders };
     const result = await deliverer.deliver({ url: delivery.url, body: delivery.body, headers });
 
     const backOffMs = retryAfterMs(result, new Date());
@@ -81,6 +81,8 @@ export function deliveryHandler(deps: WorkerDeps, policy: DeliveryPolicy): MakeA
       error: describeFailure(result),
       responseBody: response.body,
       responseHeaders: response.headers,
+      // As sent, but the subscription's own values as its record shows them: they may hold credentials; the signatures do not.
+      requestHeaders: { ...Object.fromEntries(Object.entries(own).map(([name, value]) => [name, maskHeaderValue(value)])), ...serviceHeaders },
       status: STATUS_AFTER[decision.kind],
       nextAttemptAt: decision.kind === 'retry' ? new Date(Date.now() + decision.delayMs) : null,
       disableWebhook,

@@ -31,7 +31,10 @@ for (const region of document.querySelectorAll('[data-refresh]')) {
     const fresh = new DOMParser().parseFromString(await response.text(), 'text/html').getElementById(region.id);
     if (!fresh) return;
     region.innerHTML = fresh.innerHTML;
-    if (!fresh.dataset.refresh) return;
+    if (!fresh.dataset.refresh) {
+      delete region.dataset.refresh;
+      return;
+    }
     delay = Math.min(delay * 1.5, 30000);
     setTimeout(refresh, delay);
   };

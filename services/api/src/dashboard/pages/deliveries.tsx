@@ -12,8 +12,14 @@ import { ActionButton, Badge, RowProblem, Time, Pre } from '../views/components'
 import { useCan } from '../views/page-context';
 import { renderPage } from '../views/render';
 
+/** By name, whatever the case: the stored order (jsonb's) is not the order sent. */
+const headerLines = (headers: Record<string, string>) =>
+  Object.entries(headers)
+    .sort(([a], [b]) => a.localeCompare(b, 'en', { sensitivity: 'base' }))
+    .map(([name, value]) => `${name}: ${value}`)
+    .join('\n');
+
 function Attempt({ attempt }: { attempt: DeliveryAttemptRecord }) {
-  const headers = Object.entries(attempt.responseHeaders ?? {});
   return (
     <article class="attempt" aria-labelledby={`attempt-${attempt.attemptNumber}`}>
       <h3 id={`attempt-${attempt.attemptNumber}`}>
@@ -34,10 +40,16 @@ function Attempt({ attempt }: { attempt: DeliveryAttemptRecord }) {
           </>
         )}
       </dl>
-      {headers.length > 0 && (
+      {attempt.requestHeaders && (
+        <>
+          <h4>Request headers sent</h4>
+          <Pre class="request-headers">{headerLines(attempt.requestHeaders)}</Pre>
+        </>
+      )}
+      {attempt.responseHeaders && Object.keys(attempt.responseHeaders).length > 0 && (
         <>
           <h4>Response headers</h4>
-          <Pre>{headers.map(([name, value]) => `${name}: ${value}`).join('\n')}</Pre>
+          <Pre>{headerLines(attempt.responseHeaders)}</Pre>
         </>
       )}
       {attempt.responseBody !== null && (
@@ -94,7 +106,9 @@ function DeliveryBody({ delivery, webhookPath }: { delivery: DeliveryDetail; web
       )}
       <section aria-labelledby="request-title">
         <h2 id="request-title">Request body</h2>
-        <p class="hint">POSTed as application/json, signed afresh at each attempt (X-Service-Signature, webhook-signature).</p>
+        <p class="hint">
+          POSTed as application/json, signed afresh at each attempt: each attempt above shows the headers it sent (X-Service-Signature, webhook-signature).
+        </p>
         <Pre>{JSON.stringify(delivery.payload, null, 2)}</Pre>
       </section>
     </>

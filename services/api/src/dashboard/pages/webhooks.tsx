@@ -25,11 +25,11 @@ import { useCan } from '../views/page-context';
 import { renderPage } from '../views/render';
 import {
   DeliveryLog,
-  EditWebhookForm,
+  HourlyPanel,
   ReenableForm,
-  StatsPanel,
   WebhookActions,
-  WebhookSummary,
+  WebhookSettings,
+  WebhookStatus,
   type WebhookForm,
   type WebhookPageProblem,
 } from '../views/webhook-detail';
@@ -197,7 +197,7 @@ export function webhookPages(router: Router, { deps, assets }: DashboardApp): vo
       status: extra.status ?? 200,
       body: (
         <>
-          <WebhookSummary webhook={webhook} />
+          <WebhookStatus webhook={webhook} stats={stats} />
           {can && webhook.status === 'disabled' && <ReenableForm webhook={webhook} />}
           <DeliveryLog
             webhook={webhook}
@@ -205,9 +205,9 @@ export function webhookPages(router: Router, { deps, assets }: DashboardApp): vo
             filters={filters}
             problem={extra.problem?.form === 'log' ? extra.problem.problem : undefined}
           />
-          <StatsPanel stats={stats} />
+          <HourlyPanel stats={stats} />
           {can && <WebhookActions webhook={webhook} problem={extra.problem} values={extra.problem ? (extra.values ?? {}) : {}} recoverSince={dayAgo()} />}
-          {can && <EditWebhookForm webhook={webhook} values={editing} problem={extra.problem} />}
+          <WebhookSettings webhook={webhook} values={editing} problem={extra.problem} />
         </>
       ),
     });

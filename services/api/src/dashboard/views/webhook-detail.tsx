@@ -5,6 +5,7 @@ import type { DeliveryRecord, WebhookRecord } from '../../modules/webhooks/webho
 import type { WebhookStats } from '../../modules/webhooks/webhook-stats';
 import type { Form } from '../form';
 import type { Problem } from '../problem';
+import type { ComponentChildren } from 'preact';
 import { ColumnHeads, ActionButton, Badge, optionsOf, Pager, PostForm, ProblemSummary, RowProblem, Scroll, SelectField, TextField, Time } from './components';
 import { DeliveryChart } from './delivery-chart';
 import { ms, percent } from './health';
@@ -22,83 +23,39 @@ export interface WebhookPageProblem {
 const pathOf = (webhook: WebhookRecord) => `/dashboard/webhooks/${webhook.id}`;
 const problemFor = (form: WebhookForm, problem: WebhookPageProblem | undefined) => (problem?.form === form ? problem.problem : undefined);
 
-export function WebhookSummary({ webhook }: { webhook: WebhookRecord }) {
+/** What a person comes for first: is it working? The endpoint, its status and its last day in numbers. */
+export function WebhookStatus({ webhook, stats }: { webhook: WebhookRecord; stats: WebhookStats }) {
   return (
-    <dl class="facts">
-      <dt>Endpoint</dt>
-      <dd>
-        <code>{webhook.url}</code>
-      </dd>
-      <dt>Status</dt>
-      <dd>
-        <Badge value={webhook.status} />
-        {webhook.disabledReason && (
+    <section aria-labelledby="status-title" class="card webhook-status">
+      <h2 id="status-title" class="visually-hidden">
+        Status
+      </h2>
+      <dl class="facts">
+        <dt>Status</dt>
+        <dd>
+          <Badge value={webhook.status} />
+          {webhook.disabledReason && (
+            <>
+              {' '}
+              ({webhook.disabledReason === 'delivery_failures' ? 'its last retry failed' : webhook.disabledReason}, <Time value={webhook.disabledAt} />)
+            </>
+          )}
+        </dd>
+        {webhook.pausedUntil && (
           <>
-            {' '}
-            ({webhook.disabledReason === 'delivery_failures' ? 'its last retry failed' : webhook.disabledReason}, <Time value={webhook.disabledAt} />)
+            <dt>Paused</dt>
+            <dd>
+              Until <Time value={webhook.pausedUntil} />: the endpoint answered 429 or 503 with Retry-After, so deliveries wait until then. Waiting does not
+              count as failing.
+            </dd>
           </>
         )}
-      </dd>
-      {webhook.pausedUntil && (
-        <>
-          <dt>Paused</dt>
-          <dd>
-            Until <Time value={webhook.pausedUntil} />: the endpoint answered 429 or 503 with Retry-After, so deliveries wait until then. Waiting does not count
-            as failing.
-          </dd>
-        </>
-      )}
-      <dt>Events</dt>
-      <dd>{webhook.events.join(', ')}</dd>
-      {webhook.projectIds && (
-        <>
-          <dt>Projects</dt>
-          <dd>{webhook.projectIds.join(', ')}</dd>
-        </>
-      )}
-      {webhook.filter && (
-        <>
-          <dt>Filter</dt>
-          <dd>
-            <code>{JSON.stringify(webhook.filter)}</code>
-          </dd>
-        </>
-      )}
-      {webhook.headers && (
-        <>
-          <dt>Custom headers</dt>
-          <dd>
-            {Object.entries(webhook.headers).map(([name, masked]) => (
-              <div key={name}>
-                <code>
-                  {name}: {masked}
-                </code>
-              </div>
-            ))}
-          </dd>
-        </>
-      )}
-      <dt>Limits</dt>
-      <dd>
-        {webhook.maxConcurrency} {webhook.maxConcurrency === 1 ? 'request' : 'requests'} at once,{' '}
-        {webhook.rateLimit === null ? 'no rate limit' : `at most ${webhook.rateLimit} per second`}
-      </dd>
-      <dt>Order</dt>
-      <dd>{webhook.ordering === 'resource' ? 'In order, per resource' : 'Any order'}</dd>
-      {webhook.description && (
-        <>
-          <dt>Description</dt>
-          <dd>{webhook.description}</dd>
-        </>
-      )}
-    </dl>
-  );
-}
-
-export function StatsPanel({ stats }: { stats: WebhookStats }) {
-  return (
-    <section aria-labelledby="stats-title">
-      <h2 id="stats-title">Health, last 24 hours</h2>
+        <dt>Endpoint</dt>
+        <dd>
+          <code>{webhook.url}</code>
+        </dd>
+      </dl>
+      <h3>Last 24 hours</h3>
       <dl class="stats">
         <div>
           <dt>Attempts</dt>
@@ -129,12 +86,98 @@ export function StatsPanel({ stats }: { stats: WebhookStats }) {
           </dd>
         </div>
       </dl>
+    </section>
+  );
+}
+
+/** Attempts per hour, after the log; none drawn for a day without attempts. */
+export function HourlyPanel({ stats }: { stats: WebhookStats }) {
+  if (stats.attempts === 0) return null;
+  return (
+    <section aria-labelledby="hourly-title">
+      <h2 id="hourly-title">Attempts per hour</h2>
       <DeliveryChart hours={stats.hourly} />
     </section>
   );
 }
 
-/** Send a test, re-enable or disable, recover, reveal or rotate the secret, delete: what webhooks:write allows. */
+/** How it is set up: what it receives, its limits and headers; the form that changes them is folded away. */
+export function WebhookSettings({ webhook, values, problem }: { webhook: WebhookRecord; values: Form; problem?: WebhookPageProblem | undefined }) {
+  const can = useCan();
+  return (
+    <section aria-labelledby="settings-title" class="settings">
+      <h2 id="settings-title">Settings</h2>
+      <dl class="facts">
+        <dt>Events</dt>
+        <dd>{webhook.events.join(', ')}</dd>
+        {webhook.projectIds && (
+          <>
+            <dt>Projects</dt>
+            <dd>{webhook.projectIds.join(', ')}</dd>
+          </>
+        )}
+        {webhook.filter && (
+          <>
+            <dt>Filter</dt>
+            <dd>
+              <code>{JSON.stringify(webhook.filter)}</code>
+            </dd>
+          </>
+        )}
+        {webhook.headers && (
+          <>
+            <dt>Custom headers</dt>
+            <dd>
+              {Object.entries(webhook.headers).map(([name, masked]) => (
+                <div key={name}>
+                  <code>
+                    {name}: {masked}
+                  </code>
+                </div>
+              ))}
+            </dd>
+          </>
+        )}
+        <dt>Limits</dt>
+        <dd>
+          {webhook.maxConcurrency} {webhook.maxConcurrency === 1 ? 'request' : 'requests'} at once,{' '}
+          {webhook.rateLimit === null ? 'no rate limit' : `at most ${webhook.rateLimit} per second`}
+        </dd>
+        <dt>Order</dt>
+        <dd>{webhook.ordering === 'resource' ? 'In order, per resource' : 'Any order'}</dd>
+        {webhook.description && (
+          <>
+            <dt>Description</dt>
+            <dd>{webhook.description}</dd>
+          </>
+        )}
+      </dl>
+      {can('webhooks:write') && (
+        // Open when its last saving was refused, so that the problem shows.
+        <details class="edit" open={problem?.form === 'edit'}>
+          <summary>Edit the settings</summary>
+          <PostForm action={pathOf(webhook)} label="Edit the subscription">
+            <ProblemSummary problem={problemFor('edit', problem)} />
+            <WebhookFields values={values} problem={problemFor('edit', problem)} headerNames={Object.keys(webhook.headers ?? {})} />
+            <button type="submit">Save</button>
+          </PostForm>
+        </details>
+      )}
+    </section>
+  );
+}
+
+/** One action: a title, a line on what it does, at most one field, and its button at the bottom; every card the same size. */
+function ActionCard({ action, title, children, confirm }: { action: string; title: string; children: ComponentChildren; confirm?: string }) {
+  return (
+    <PostForm action={action} label={title} confirm={confirm} class="action-card">
+      <h3>{title}</h3>
+      {children}
+    </PostForm>
+  );
+}
+
+/** Send a test, recover, disable, reveal or rotate the secret, delete: what webhooks:write allows, as one group of cards. */
 export function WebhookActions({
   webhook,
   problem,
@@ -150,59 +193,69 @@ export function WebhookActions({
   return (
     <section aria-labelledby="actions-title" class="actions">
       <h2 id="actions-title">Actions</h2>
-      {webhook.status === 'active' && (
-        <>
-          <PostForm action={`${path}/test`} label="Send a test delivery">
-            <ProblemSummary problem={problemFor('test', problem)} />
-            <SelectField
-              name="event"
-              label="Test event"
-              options={[{ value: '', label: 'First subscribed type' }, ...optionsOf(EVENT_TYPES)]}
-              value={values.event as string | undefined}
-              problem={problemFor('test', problem)}
-            />
-            <button type="submit">Send test</button>
-          </PostForm>
-          <PostForm action={`${path}/recover`} label="Recover deliveries">
-            <ProblemSummary problem={problemFor('recover', problem)} />
-            <TextField
-              name="since"
-              type="datetime-local"
-              label="Recover since (UTC)"
-              hint="Resends failed deliveries and makes the missing ones (events while disabled) since then; at most 14 days back."
-              value={(values.since as string | undefined) ?? recoverSince}
-              required
-              problem={problemFor('recover', problem)}
-            />
-            <button type="submit">Recover</button>
-          </PostForm>
-          <ActionButton
-            action={`${path}/status`}
-            label="Disable"
-            hidden={{ status: 'disabled' }}
-            confirm="Disable this subscription? It gets no deliveries until re-enabled."
+      <div class="action-cards">
+        {webhook.status === 'active' && (
+          <>
+            <ActionCard action={`${path}/test`} title="Send a test delivery">
+              <ProblemSummary problem={problemFor('test', problem)} />
+              <SelectField
+                name="event"
+                label="Test event"
+                options={[{ value: '', label: 'First subscribed type' }, ...optionsOf(EVENT_TYPES)]}
+                value={values.event as string | undefined}
+                problem={problemFor('test', problem)}
+              />
+              <button type="submit">Send test</button>
+            </ActionCard>
+            <ActionCard action={`${path}/recover`} title="Recover deliveries">
+              <ProblemSummary problem={problemFor('recover', problem)} />
+              <TextField
+                name="since"
+                type="datetime-local"
+                label="Recover since (UTC)"
+                hint="Resends the failed and sends the missed; at most 14 days back."
+                value={(values.since as string | undefined) ?? recoverSince}
+                required
+                problem={problemFor('recover', problem)}
+              />
+              <button type="submit" class="secondary">
+                Recover
+              </button>
+            </ActionCard>
+            <ActionCard action={`${path}/status`} title="Disable" confirm="Disable this subscription? It gets no deliveries until re-enabled.">
+              <p class="hint">No deliveries go out until it is re-enabled; they wait, and can be recovered.</p>
+              <input type="hidden" name="status" value="disabled" />
+              <button type="submit" class="secondary">
+                Disable
+              </button>
+            </ActionCard>
+          </>
+        )}
+        <ActionCard action={`${path}/secret/reveal`} title="Reveal the secret">
+          <p class="hint">The secret that signs its deliveries is kept encrypted; reveal it to set it up at the receiver.</p>
+          <button type="submit" class="secondary">
+            Reveal secret
+          </button>
+        </ActionCard>
+        <ActionCard action={`${path}/secret`} title="Rotate the secret">
+          <ProblemSummary problem={problemFor('rotate', problem)} />
+          <TextField
+            name="secret"
+            label="New secret (optional)"
+            hint="Empty: one is generated. The old one keeps signing webhook-signature for 24 hours."
+            problem={problemFor('rotate', problem)}
           />
-        </>
-      )}
-      <PostForm action={`${path}/secret/reveal`} label="Reveal the secret">
-        <p>The secret that signs its deliveries is kept encrypted; reveal it to set it up at the receiver.</p>
-        <button type="submit" class="secondary">
-          Reveal secret
-        </button>
-      </PostForm>
-      <PostForm action={`${path}/secret`} label="Rotate the secret">
-        <ProblemSummary problem={problemFor('rotate', problem)} />
-        <TextField
-          name="secret"
-          label="New secret (optional)"
-          hint="Leave empty to generate one. The old secret keeps signing webhook-signature for 24 hours."
-          problem={problemFor('rotate', problem)}
-        />
-        <button type="submit" class="secondary">
-          Rotate secret
-        </button>
-      </PostForm>
-      <ActionButton action={`${path}/delete`} label="Delete subscription" confirm="Delete this subscription and its delivery log?" danger />
+          <button type="submit" class="secondary">
+            Rotate secret
+          </button>
+        </ActionCard>
+        <ActionCard action={`${path}/delete`} title="Delete" confirm="Delete this subscription and its delivery log?">
+          <p class="hint">The subscription and its delivery log go for good.</p>
+          <button type="submit" class="danger">
+            Delete subscription
+          </button>
+        </ActionCard>
+      </div>
     </section>
   );
 }
@@ -221,17 +274,6 @@ export function ReenableForm({ webhook }: { webhook: WebhookRecord }) {
         </label>
       )}
       <button type="submit">Re-enable</button>
-    </PostForm>
-  );
-}
-
-export function EditWebhookForm({ webhook, values, problem }: { webhook: WebhookRecord; values: Form; problem?: WebhookPageProblem | undefined }) {
-  return (
-    <PostForm action={pathOf(webhook)} label="Edit the subscription">
-      <h2>Edit</h2>
-      <ProblemSummary problem={problemFor('edit', problem)} />
-      <WebhookFields values={values} problem={problemFor('edit', problem)} headerNames={Object.keys(webhook.headers ?? {})} />
-      <button type="submit">Save</button>
     </PostForm>
   );
 }

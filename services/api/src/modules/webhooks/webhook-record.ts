@@ -57,6 +57,7 @@ export interface DeliveryAttemptRecord {
   error: string | null;
   responseBody: string | null;
   responseHeaders: Record<string, string> | null;
+  requestHeaders: Record<string, string> | null;
 }
 
 /** A delivery with the body it sends and every attempt, oldest first. */
@@ -126,6 +127,7 @@ export function toDeliveryDetail(delivery: Delivery & { attempts: DeliveryAttemp
       error: a.error,
       responseBody: a.responseBody,
       responseHeaders: a.responseHeaders as Record<string, string> | null,
+      requestHeaders: a.requestHeaders as Record<string, string> | null,
     })),
   };
 }
@@ -231,6 +233,18 @@ const deliveryAttemptSchema = Joi.object<DeliveryAttemptRecord, true>({
     .allow(null)
     .required()
     .description('content-type, content-length and retry-after, when the response had them; null when no response came'),
+  requestHeaders: Joi.object()
+    .pattern(HTTP_TOKEN, Joi.string())
+    .allow(null)
+    .required()
+    .description(
+      "The headers the attempt sent, signatures included (never the secret); the subscription's own header values masked as on the subscription. null for attempts made before they were kept",
+    )
+    .example({
+      'Content-Type': 'application/json',
+      'webhook-id': 'dlv_01J9Z3K6Q8X2M5T7V4W1N0P3R6',
+      'webhook-signature': 'v1,K77CQxPtezk7I2dkifEhTdzAq39rbu8p82QdAoThEYw=',
+    }),
 }).id('DeliveryAttempt');
 
 export const deliveryDetailSchema = Joi.object<DeliveryDetail, true>({
