@@ -128,6 +128,40 @@ describe('POST /v1/tasks/bulk', () => {
     expect(await snapshot(otherOrg.organization.id)).toMatchObject({ tasks: [{ id: theirs }] });
   });
 
+  it('names by index the items whose labels or parent are refused, creates and updates alike, and applies nothing', async () => {
+    const [kept, ours] = [await createTask('Kept'), (await as(h.app, org.liveKey).post('/v1/labels', { name: 'Bulk ours' })).body.id];
+    const theirLabel = (await as(h.app, otherOrg.liveKey).post('/v1/labels', { name: 'Bulk theirs' })).body.id;
+    const theirTask = (
+      await as(h.app, otherOrg.liveKey).post('/v1/tasks', {
+        title: 'Their parent',
+        projectId: (await as(h.app, otherOrg.liveKey).post('/v1/projects', { name: 'P' })).body.id,
+      })
+    ).body.id;
+    const elsewhere = (await as(h.app, org.liveKey).post('/v1/projects', { name: 'Elsewhere' })).body.id;
+    const otherProjectTask = (await as(h.app, org.liveKey).post('/v1/tasks', { title: 'Elsewhere', projectId: elsewhere })).body.id;
+    const before = await snapshot();
+    const res = await bulk([
+      { op: 'create', data: { title: 'Labelled', projectId, labelIds: [ours] } },
+      { op: 'create', data: { title: 'Foreign label', projectId, labelIds: [ours, theirLabel] } },
+      { op: 'create', data: { title: 'Plain', projectId } },
+      { op: 'create', data: { title: 'Foreign parent', projectId, parentId: theirTask } },
+      { op: 'update', id: kept, data: { labelIds: [theirLabel] } },
+      { op: 'update', id: kept, data: { parentId: otherProjectTask } },
+      { op: 'create', data: { title: 'Child', projectId, parentId: kept } },
+    ]);
+    expectError(res, 400, 'invalid_request', 'operations.1.data.labelIds');
+    expect(res.body.error.errors).toEqual([
+      { index: 1, code: 'invalid_request', param: 'data.labelIds', message: 'labelIds must name labels of the organization' },
+      { index: 3, code: 'invalid_request', param: 'data.parentId', message: 'parentId must be a task of the same project' },
+      { index: 4, code: 'invalid_request', param: 'data.labelIds', message: 'labelIds must name labels of the organization' },
+      { index: 5, code: 'invalid_request', param: 'data.parentId', message: 'parentId must be a task of the same project' },
+    ]);
+    expect(await snapshot()).toEqual(before);
+    // The single operations refuse the same items with the same field.
+    expectError(await as(h.app, org.liveKey).post('/v1/tasks', { title: 'x', projectId, labelIds: [theirLabel] }), 400, 'invalid_request', 'labelIds');
+    expectError(await as(h.app, org.liveKey).post('/v1/tasks', { title: 'x', projectId, parentId: theirTask }), 400, 'invalid_request', 'parentId');
+  });
+
   it('answers 404 for a task of the other mode, as the single operation does', async () => {
     const live = await createTask('Live');
     const testKey = org.testKey;
