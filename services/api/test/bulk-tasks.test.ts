@@ -44,7 +44,17 @@ describe('POST /v1/tasks/bulk', () => {
       { op: 'create', data: { title: 'One', projectId, assigneeId: memberId } },
       { op: 'update', id: updated, data: { status: 'done' } },
       { op: 'delete', id: deleted },
-      { op: 'create', data: { title: 'Two', projectId, priority: 'high' } },
+      {
+        op: 'create',
+        data: {
+          title: 'Two',
+          projectId,
+          priority: 'high',
+          description: 'Described',
+          dueDate: '2026-12-01T10:00:00.000Z',
+          customFields: { points: 3, team: 'core' },
+        },
+      },
     ]);
     expect(res.status).toBe(200);
     const { results } = res.body;
@@ -57,14 +67,16 @@ describe('POST /v1/tasks/bulk', () => {
     expect(results[0].task).toMatchObject({ id: results[0].id, title: 'One', assigneeId: memberId, creatorId: org.user.id });
     expect(results[1]).toMatchObject({ id: updated, task: { id: updated, status: 'done' } });
     expect(results[2]).toEqual({ index: 2, op: 'delete', id: deleted, task: null });
-    expect(results[3].task).toMatchObject({ title: 'Two', priority: 'high' });
+    expect(results[3].task).toMatchObject({ title: 'Two', priority: 'high', dueDate: '2026-12-01T10:00:00.000Z', customFields: { points: 3, team: 'core' } });
 
     // The single operations answer the same records.
     expect((await as(h.app, org.liveKey).get(`/v1/tasks/${results[0].id}`)).body).toEqual(results[0].task);
     expect((await as(h.app, org.liveKey).get(`/v1/tasks/${updated}`)).body).toEqual(results[1].task);
+    expect((await as(h.app, org.liveKey).get(`/v1/tasks/${results[3].id}`)).body).toEqual(results[3].task);
     expectError(await as(h.app, org.liveKey).get(`/v1/tasks/${deleted}`), 404, 'not_found');
 
     const emitted = await h.db.outboxEvent.findMany({ where: { organizationId: org.organization.id }, orderBy: { id: 'asc' }, skip: since });
+    expect(emitted.every((e) => (e.actor as { userId?: string }).userId === org.user.id)).toBe(true);
     expect(emitted.map((e) => [e.type, (e.data as { id?: string }).id])).toEqual([
       ['task.created', results[0].id],
       ['task.updated', updated],
