@@ -46,6 +46,12 @@ describe('pnpm cli', () => {
     expect((await as(h.app, key).get('/v1/tasks')).status).toBe(200);
     expect((await as(h.app, key).get('/v1/projects')).status).toBe(403);
 
+    // Through the pipeline: the API's rules for a key's name hold for the operator too.
+    const named = await cli('keys', 'create', '--org', organization.id, '--email', email, '--name', 'bell\u0007');
+    expect(named.code).toBe(2);
+    expect(named.output).toContain('--name: ');
+    expect(named.output).toContain('control characters');
+
     const stranger = await cli('keys', 'create', '--org', organization.id, '--email', 'nobody@example.com');
     expect(stranger.code).toBe(2);
     expect(stranger.output).toContain('nobody@example.com is not a member of organization');

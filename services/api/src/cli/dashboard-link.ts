@@ -1,13 +1,13 @@
 import { parseArgs } from 'node:util';
-import type { ApiConfig } from '@worktrack/config';
 import type { UnscopedData } from '@worktrack/db';
 import { issueDashboardLink } from '../modules/dashboard-links/issue-dashboard-link';
+import type { CommandContext } from './command';
 import { UsageError } from './usage-error';
 
 export const dashboardLinkUsage = `pnpm cli dashboard-link --email EMAIL [--org ORG_ID] [--json]
     Prints a one-time dashboard sign-in link for a member, valid 15 minutes; --org when they belong to several organizations.`;
 
-export async function dashboardLink(data: UnscopedData, argv: string[], config: ApiConfig): Promise<void> {
+export async function dashboardLink(data: UnscopedData, argv: string[], { config }: CommandContext): Promise<void> {
   const { values } = parseArgs({
     args: argv,
     options: { email: { type: 'string' }, org: { type: 'string' }, json: { type: 'boolean', default: false } },
