@@ -9,9 +9,9 @@ import { secretsReseal, secretsResealUsage } from './cli/secrets-reseal';
 import { UsageError } from './cli/usage-error';
 
 /**
- * Operators' commands: every organization's data at once, through the unscoped handle. What changes an
- * organization's data runs through the pipeline as the operator (`cli/operator-caller.ts`: `keys
- * create`); the rest has no caller to run as (ARCHITECTURE.md#one-path-for-every-operation).
+ * Operators' commands: every organization's data at once, through the unscoped handle. What an
+ * operation of the API does runs through the pipeline as the operator (`cli/operator-caller.ts`:
+ * `keys create`, `dashboard-link`); why the others do not, ARCHITECTURE.md says beside the pipeline.
  */
 const commands: Record<string, (data: UnscopedData, argv: string[], context: CommandContext) => Promise<void>> = {
   bootstrap,

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { exitCode, runEntry } from '@test-support/processes';
 import { as, createHarness, type Harness } from '@test-support/api-harness';
 
@@ -34,7 +35,7 @@ describe('pnpm cli', () => {
 
   it('lists organizations and creates a key for a member that works with the permissions asked for', async () => {
     const email = `ops-${unique()}@example.com`;
-    const { organization } = JSON.parse((await cli('bootstrap', '--org', `Keys ${unique()}`, '--email', email, '--json')).output);
+    const { organization, user } = JSON.parse((await cli('bootstrap', '--org', `Keys ${unique()}`, '--email', email, '--json')).output);
     const listed = await cli('orgs', 'list', '--json');
     expect(listed.code).toBe(0);
     expect(JSON.parse(listed.output)).toContainEqual(expect.objectContaining({ id: organization.id, plan: 'free', members: 1 }));
@@ -52,10 +53,19 @@ describe('pnpm cli', () => {
     expect(named.output).toContain('--name: ');
     expect(named.output).toContain('control characters');
 
+    // A sign-in link, issued as POST /v1/dashboard-links issues it, for the member.
+    const printed = await cli('dashboard-link', '--email', email, '--json');
+    expect(printed.code).toBe(0);
+    const link = JSON.parse(printed.output);
+    const token = new URL(link.url).searchParams.get('token')!;
+    const stored = await h.db.dashboardLink.findUnique({ where: { tokenHash: createHash('sha256').update(token).digest('hex') } });
+    expect(stored).toMatchObject({ organizationId: organization.id, userId: user.id, usedAt: null });
+    expect(link.expiresAt).toBe(stored!.expiresAt.toISOString());
+
     const stranger = await cli('keys', 'create', '--org', organization.id, '--email', 'nobody@example.com');
     expect(stranger.code).toBe(2);
     expect(stranger.output).toContain('nobody@example.com is not a member of organization');
-  }, 30_000);
+  }, 60_000);
 
   it('names DATABASE_URL in one line when the database cannot be reached', async () => {
     const child = runEntry('services/api/src/cli.ts', ['orgs', 'list'], { DATABASE_URL: 'postgresql://postgres:secret@127.0.0.1:1/worktrack' });
