@@ -10,15 +10,18 @@
 //   4. subscriber controls (bench/subscriber-filters.ts): saturated deliveries with and without a
 //      project scope and a filter that every event passes, alternating, in one run;
 //   5. ordered delivery (bench/ordered-delivery.ts): saturated deliveries of subscriptions ordered by
-//      resource, over 1,000 tasks, against the same unordered, alternating, in one run.
+//      resource, over 1,000 tasks, against the same unordered, alternating, in one run;
+//   6. bulk creates (bench/bulk-tasks.ts): CPU per task of 100 creates in one POST /v1/tasks/bulk
+//      against 100 single POST /v1/tasks, alternating, BENCH_BULK_ROUNDS (10) rounds in one run.
 // Settings: BENCH_URL (http://127.0.0.1:3000), BENCH_SECONDS (10), BENCH_EVENTS (10000),
 // BENCH_SERVER_CPU (pin the baselines to the CPU the service runs on, e.g. 0), BENCH_PATHS
-// (post,list,webhooks,noisy,filters,ordered: the tables to print).
+// (post,list,webhooks,noisy,filters,ordered,bulk: the tables to print).
 import { Client } from 'pg';
 import { request } from 'undici';
 import { loadApiConfig, loadDotEnv, loadWorkerConfig } from '@worktrack/config';
 import { createDb, unscopedData } from '@worktrack/db';
 import { bootstrapOrganization } from '../services/api/src/modules/organizations/bootstrap-organization';
+import { benchBulkTasks } from './bulk-tasks';
 import { benchHttpPaths } from './http-paths';
 import { listeningPid, measureCpu } from './proc-cpu';
 import { benchNoisyNeighbour, type NoisyNeighbourBench } from './noisy-neighbour';
@@ -31,7 +34,7 @@ import { runToExit } from './run-to-exit';
 const base = process.env.BENCH_URL ?? 'http://127.0.0.1:3000';
 const seconds = Number(process.env.BENCH_SECONDS ?? 10);
 const events = Number(process.env.BENCH_EVENTS ?? 10_000);
-const paths = new Set((process.env.BENCH_PATHS ?? 'post,list,webhooks,noisy,filters,ordered').split(','));
+const paths = new Set((process.env.BENCH_PATHS ?? 'post,list,webhooks,noisy,filters,ordered,bulk').split(','));
 const LIST_TASKS = 1_000;
 
 async function organization(databaseUrl: string, name: string) {
@@ -119,6 +122,18 @@ async function main() {
   if (paths.has('ordered')) {
     await analyze();
     await benchOrderedDelivery(deliveryBench);
+  }
+  if (paths.has('bulk')) {
+    await analyze();
+    await benchBulkTasks({
+      base,
+      headers: http.headers,
+      task: { ...taskBody, projectId: created.id },
+      apiPid,
+      workerPid,
+      cpu,
+      rounds: Number(process.env.BENCH_BULK_ROUNDS ?? 10),
+    });
   }
   await pg.end();
 }

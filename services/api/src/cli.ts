@@ -1,14 +1,19 @@
-import { exitOnStartupError, loadApiConfig, loadDotEnv, type ApiConfig } from '@worktrack/config';
-import { createDb, unscopedData, type UnscopedData } from '@worktrack/db';
+import { exitOnStartupError, loadApiConfig, loadDotEnv } from '@worktrack/config';
+import { createDatabase, unscopedData, type UnscopedData } from '@worktrack/db';
 import { bootstrap, bootstrapUsage } from './cli/bootstrap';
+import type { CommandContext } from './cli/command';
 import { dashboardLink, dashboardLinkUsage } from './cli/dashboard-link';
 import { keysCreate, keysCreateUsage } from './cli/keys-create';
 import { orgsList, orgsListUsage } from './cli/orgs-list';
 import { secretsReseal, secretsResealUsage } from './cli/secrets-reseal';
 import { UsageError } from './cli/usage-error';
 
-/** Operators' commands: every organization's data at once, through the unscoped handle. */
-const commands: Record<string, (data: UnscopedData, argv: string[], config: ApiConfig) => Promise<void>> = {
+/**
+ * Operators' commands: every organization's data at once, through the unscoped handle. What an
+ * operation of the API does runs through the pipeline as the operator (`cli/operator-caller.ts`:
+ * `keys create`, `dashboard-link`); why the others do not, ARCHITECTURE.md says beside the pipeline.
+ */
+const commands: Record<string, (data: UnscopedData, argv: string[], context: CommandContext) => Promise<void>> = {
   bootstrap,
   'orgs list': orgsList,
   'keys create': keysCreate,
@@ -28,14 +33,14 @@ async function main(): Promise<void> {
     return;
   }
   const config = loadApiConfig();
-  const db = createDb(config.databaseUrl, { poolSize: 1 });
+  const database = createDatabase(config.databaseUrl, { poolSize: 2, pooler: config.databasePooler });
   try {
-    await commands[name]!(unscopedData({ db }), argv.slice(name.split(' ').length), config);
+    await commands[name]!(unscopedData(database), argv.slice(name.split(' ').length), { config, database });
   } catch (err) {
     if (err instanceof UsageError) throw err;
     exitOnStartupError(err, { databaseUrl: config.databaseUrl });
   } finally {
-    await db.$disconnect();
+    await database.close();
   }
 }
 

@@ -56,8 +56,11 @@ function assertStorable(value: unknown): void {
   }
 }
 
-/** Joi's wordings that read like a machine's ("length must be less than or equal to 500 characters long"), said plainly. */
-const PLAIN_MESSAGES: Joi.LanguageMessages = {
+/**
+ * Joi's wordings that read like a machine's ("length must be less than or equal to 500 characters long"), said plainly.
+ * Compiled once: given as strings, joi parses them again on every validation (most of a bulk request's CPU).
+ */
+const PLAIN_MESSAGES = compiled({
   'string.max': '{{#label}} must be at most {{#limit}} characters',
   'string.min': '{{#label}} must be at least {{#limit}} characters',
   'string.empty': '{{#label}} must not be empty',
@@ -69,7 +72,11 @@ const PLAIN_MESSAGES: Joi.LanguageMessages = {
   'array.max': '{{#label}} must have at most {{#limit}} items',
   'array.min': '{{#label}} must have at least {{#limit}} items',
   'object.max': '{{#label}} must have at most {{#limit}} keys',
-};
+});
+
+function compiled(messages: Record<string, string>): Joi.LanguageMessages {
+  return Object.fromEntries(Object.entries(messages).map(([code, text]) => [code, Joi.expression(text)])) as unknown as Joi.LanguageMessages;
+}
 
 /** Validates one part of a request; the first problem becomes a 400 naming the offending field. */
 export function validate<T>(schema: Joi.Schema<T>, value: unknown, options: Joi.ValidationOptions = {}): T {

@@ -44,7 +44,17 @@ describe('POST /v1/tasks/bulk', () => {
       { op: 'create', data: { title: 'One', projectId, assigneeId: memberId } },
       { op: 'update', id: updated, data: { status: 'done' } },
       { op: 'delete', id: deleted },
-      { op: 'create', data: { title: 'Two', projectId, priority: 'high' } },
+      {
+        op: 'create',
+        data: {
+          title: 'Two',
+          projectId,
+          priority: 'high',
+          description: 'Described',
+          dueDate: '2026-12-01T10:00:00.000Z',
+          customFields: { points: 3, team: 'core' },
+        },
+      },
     ]);
     expect(res.status).toBe(200);
     const { results } = res.body;
@@ -57,14 +67,16 @@ describe('POST /v1/tasks/bulk', () => {
     expect(results[0].task).toMatchObject({ id: results[0].id, title: 'One', assigneeId: memberId, creatorId: org.user.id });
     expect(results[1]).toMatchObject({ id: updated, task: { id: updated, status: 'done' } });
     expect(results[2]).toEqual({ index: 2, op: 'delete', id: deleted, task: null });
-    expect(results[3].task).toMatchObject({ title: 'Two', priority: 'high' });
+    expect(results[3].task).toMatchObject({ title: 'Two', priority: 'high', dueDate: '2026-12-01T10:00:00.000Z', customFields: { points: 3, team: 'core' } });
 
     // The single operations answer the same records.
     expect((await as(h.app, org.liveKey).get(`/v1/tasks/${results[0].id}`)).body).toEqual(results[0].task);
     expect((await as(h.app, org.liveKey).get(`/v1/tasks/${updated}`)).body).toEqual(results[1].task);
+    expect((await as(h.app, org.liveKey).get(`/v1/tasks/${results[3].id}`)).body).toEqual(results[3].task);
     expectError(await as(h.app, org.liveKey).get(`/v1/tasks/${deleted}`), 404, 'not_found');
 
     const emitted = await h.db.outboxEvent.findMany({ where: { organizationId: org.organization.id }, orderBy: { id: 'asc' }, skip: since });
+    expect(emitted.every((e) => (e.actor as { userId?: string }).userId === org.user.id)).toBe(true);
     expect(emitted.map((e) => [e.type, (e.data as { id?: string }).id])).toEqual([
       ['task.created', results[0].id],
       ['task.updated', updated],
@@ -126,6 +138,40 @@ describe('POST /v1/tasks/bulk', () => {
     ]);
     expect(await snapshot()).toEqual(before);
     expect(await snapshot(otherOrg.organization.id)).toMatchObject({ tasks: [{ id: theirs }] });
+  });
+
+  it('names by index the items whose labels or parent are refused, creates and updates alike, and applies nothing', async () => {
+    const [kept, ours] = [await createTask('Kept'), (await as(h.app, org.liveKey).post('/v1/labels', { name: 'Bulk ours' })).body.id];
+    const theirLabel = (await as(h.app, otherOrg.liveKey).post('/v1/labels', { name: 'Bulk theirs' })).body.id;
+    const theirTask = (
+      await as(h.app, otherOrg.liveKey).post('/v1/tasks', {
+        title: 'Their parent',
+        projectId: (await as(h.app, otherOrg.liveKey).post('/v1/projects', { name: 'P' })).body.id,
+      })
+    ).body.id;
+    const elsewhere = (await as(h.app, org.liveKey).post('/v1/projects', { name: 'Elsewhere' })).body.id;
+    const otherProjectTask = (await as(h.app, org.liveKey).post('/v1/tasks', { title: 'Elsewhere', projectId: elsewhere })).body.id;
+    const before = await snapshot();
+    const res = await bulk([
+      { op: 'create', data: { title: 'Labelled', projectId, labelIds: [ours] } },
+      { op: 'create', data: { title: 'Foreign label', projectId, labelIds: [ours, theirLabel] } },
+      { op: 'create', data: { title: 'Plain', projectId } },
+      { op: 'create', data: { title: 'Foreign parent', projectId, parentId: theirTask } },
+      { op: 'update', id: kept, data: { labelIds: [theirLabel] } },
+      { op: 'update', id: kept, data: { parentId: otherProjectTask } },
+      { op: 'create', data: { title: 'Child', projectId, parentId: kept } },
+    ]);
+    expectError(res, 400, 'invalid_request', 'operations.1.data.labelIds');
+    expect(res.body.error.errors).toEqual([
+      { index: 1, code: 'invalid_request', param: 'data.labelIds', message: 'labelIds must name labels of the organization' },
+      { index: 3, code: 'invalid_request', param: 'data.parentId', message: 'parentId must be a task of the same project' },
+      { index: 4, code: 'invalid_request', param: 'data.labelIds', message: 'labelIds must name labels of the organization' },
+      { index: 5, code: 'invalid_request', param: 'data.parentId', message: 'parentId must be a task of the same project' },
+    ]);
+    expect(await snapshot()).toEqual(before);
+    // The single operations refuse the same items with the same field.
+    expectError(await as(h.app, org.liveKey).post('/v1/tasks', { title: 'x', projectId, labelIds: [theirLabel] }), 400, 'invalid_request', 'labelIds');
+    expectError(await as(h.app, org.liveKey).post('/v1/tasks', { title: 'x', projectId, parentId: theirTask }), 400, 'invalid_request', 'parentId');
   });
 
   it('answers 404 for a task of the other mode, as the single operation does', async () => {

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { exitCode, runBundled } from '@test-support/processes';
 import { as, createHarness, type Harness } from '@test-support/api-harness';
 
@@ -34,7 +35,7 @@ describe('pnpm cli', () => {
 
   it('lists organizations and creates a key for a member that works with the permissions asked for', async () => {
     const email = `ops-${unique()}@example.com`;
-    const { organization } = JSON.parse((await cli('bootstrap', '--org', `Keys ${unique()}`, '--email', email, '--json')).output);
+    const { organization, user } = JSON.parse((await cli('bootstrap', '--org', `Keys ${unique()}`, '--email', email, '--json')).output);
     const listed = await cli('orgs', 'list', '--json');
     expect(listed.code).toBe(0);
     expect(JSON.parse(listed.output)).toContainEqual(expect.objectContaining({ id: organization.id, plan: 'free', members: 1 }));
@@ -46,10 +47,25 @@ describe('pnpm cli', () => {
     expect((await as(h.app, key).get('/v1/tasks')).status).toBe(200);
     expect((await as(h.app, key).get('/v1/projects')).status).toBe(403);
 
+    // Through the pipeline: the API's rules for a key's name hold for the operator too.
+    const named = await cli('keys', 'create', '--org', organization.id, '--email', email, '--name', 'bell\u0007');
+    expect(named.code).toBe(2);
+    expect(named.output).toContain('--name: ');
+    expect(named.output).toContain('control characters');
+
+    // A sign-in link, issued as POST /v1/dashboard-links issues it, for the member.
+    const printed = await cli('dashboard-link', '--email', email, '--json');
+    expect(printed.code).toBe(0);
+    const link = JSON.parse(printed.output);
+    const token = new URL(link.url).searchParams.get('token')!;
+    const stored = await h.db.dashboardLink.findUnique({ where: { tokenHash: createHash('sha256').update(token).digest('hex') } });
+    expect(stored).toMatchObject({ organizationId: organization.id, userId: user.id, usedAt: null });
+    expect(link.expiresAt).toBe(stored!.expiresAt.toISOString());
+
     const stranger = await cli('keys', 'create', '--org', organization.id, '--email', 'nobody@example.com');
     expect(stranger.code).toBe(2);
     expect(stranger.output).toContain('nobody@example.com is not a member of organization');
-  }, 30_000);
+  }, 60_000);
 
   it('names DATABASE_URL in one line when the database cannot be reached', async () => {
     const child = runBundled('cli', ['orgs', 'list'], { DATABASE_URL: 'postgresql://postgres:secret@127.0.0.1:1/worktrack' });

@@ -191,9 +191,27 @@ export function tasks({ conn, pool, scope, actor }: TenantConn) {
       const { awaited } = await insertTaskWithEvent(pool, { ...task, ...scope }, { id: eventId, ...scope, ...event, actor });
       return { awaitedEventIds: awaited ? [eventId] : [] };
     },
-    /** Tasks in one statement, within a transaction whose events the caller records (a bulk request's). */
-    insertMany: (tasks: NewTask[]) =>
-      conn.task.createMany({ data: tasks.map((task) => ({ ...task, ...scope, customFields: task.customFields as Prisma.InputJsonObject })) }),
+    /**
+     * Tasks in one statement, within a transaction whose events the caller records (a bulk
+     * request's), the tasks given as arrays: through Prisma's createMany, compiling the rows took
+     * most of a bulk request's CPU.
+     */
+    insertMany: async (tasks: NewTask[]): Promise<void> => {
+      if (tasks.length === 0) return;
+      const column = <T>(value: (task: NewTask) => T) => tasks.map(value);
+      await conn.$executeRaw`
+        INSERT INTO "Task" (id, "organizationId", mode, "projectId", title, description, status, priority, "assigneeId", "creatorId",
+                            "dueDate", "customFields", "labelIds", "parentId", "createdAt", "updatedAt")
+        SELECT t.id, ${scope.organizationId}, ${scope.mode}::"Mode", t."projectId", t.title, t.description, t.status::"TaskStatus", t.priority::"Priority",
+               t."assigneeId", t."creatorId", t."dueDate"::timestamptz, t."customFields"::jsonb,
+               ARRAY(SELECT jsonb_array_elements_text(t."labelIds"::jsonb)), t."parentId", t."createdAt"::timestamptz, t."updatedAt"::timestamptz
+        FROM unnest(${column((t) => t.id)}::text[], ${column((t) => t.projectId)}::text[], ${column((t) => t.title)}::text[],
+                    ${column((t) => t.description)}::text[], ${column((t) => t.status)}::text[], ${column((t) => t.priority)}::text[],
+                    ${column((t) => t.assigneeId)}::text[], ${column((t) => t.creatorId)}::text[], ${column((t) => t.dueDate?.toISOString() ?? null)}::text[],
+                    ${column((t) => JSON.stringify(t.customFields ?? {}))}::text[], ${column((t) => JSON.stringify(t.labelIds))}::text[],
+                    ${column((t) => t.parentId)}::text[], ${column((t) => t.createdAt.toISOString())}::text[], ${column((t) => t.updatedAt.toISOString())}::text[])
+             AS t(id, "projectId", title, description, status, priority, "assigneeId", "creatorId", "dueDate", "customFields", "labelIds", "parentId", "createdAt", "updatedAt")`;
+    },
 
     /**
      * The tasks that pass the filters, a page at a time, and their exact number: a sum over the few

@@ -1,12 +1,12 @@
 import { parseArgs } from 'node:util';
-import type { ApiConfig } from '@worktrack/config';
 import { SecretBox, type UnscopedData } from '@worktrack/db';
+import type { CommandContext } from './command';
 
 export const secretsResealUsage = `pnpm cli secrets reseal [--json]
     Seals every webhook secret still in plaintext or under SECRETS_KEY_PREVIOUS under SECRETS_KEY
     (every API start does it too); exits 1 while a secret opens under neither key.`;
 
-export async function secretsReseal(data: UnscopedData, argv: string[], config: ApiConfig): Promise<void> {
+export async function secretsReseal(data: UnscopedData, argv: string[], { config }: CommandContext): Promise<void> {
   const { values } = parseArgs({ args: argv, options: { json: { type: 'boolean', default: false } } });
   const report = await data.resealWebhookSecrets(new SecretBox(config.secretsKeys));
   if (report.unreadable > 0) process.exitCode = 1;

@@ -92,8 +92,9 @@ export interface Caller {
   /** The way it came in; who acts is the tenant's `actor`, which its events name. */
   via: 'api' | 'dashboard' | 'system';
   deps: AppDeps;
-  req: Request;
-  res: Response;
+  /** The HTTP exchange it came in; none for an operator's command (`via: 'system'`). */
+  req?: Request;
+  res?: Response;
 }
 
 /** A multipart body's file, streamed to the object store under `storageKey` before the operation runs. */
@@ -148,8 +149,8 @@ export interface RouteInput<P, Q, B, R> {
   tenant: Tenant;
   via: Caller['via'];
   deps: AppDeps;
-  req: Request;
-  res: Response;
+  req?: Request;
+  res?: Response;
 }
 
 export type AuthenticatedRoute<P = any, Q = any, B = any, R = any, Res = any> = Common<P, Q, B> &

@@ -21,6 +21,7 @@ export const uploadFile = defineRoute({
     file: 'file',
     fileName: uploadedFileName,
     receive: async ({ req, res, tenant, deps }) => {
+      if (!req || !res) throw new Error('An upload arrives over HTTP');
       const id = newId('file');
       const storageKey = `${tenant.organizationId}/${tenant.mode}/${id}`;
       const file = await receiveUpload(req, res, { store: deps.store, storageKey, maxBytes: deps.config.maxUploadBytes });

@@ -83,10 +83,15 @@ export const bulkTasks = defineRoute({
         tx,
         tenant,
         creates.map(({ operation }) => operation.body as TaskInput),
+        (k, err) => {
+          errors[creates[k]!.index] = itemError(creates[k]!.index, err);
+        },
       );
       for (const [k, { index }] of creates.entries()) {
-        results[index] = { index, op: 'create', id: records[k]!.id, task: records[k]! };
-        emitted[index] = [events.taskCreated(records[k]!)];
+        const record = records[k];
+        if (!record) continue;
+        results[index] = { index, op: 'create', id: record.id, task: record };
+        emitted[index] = [events.taskCreated(record)];
       }
 
       for (const { item, index, operation } of runnable) {

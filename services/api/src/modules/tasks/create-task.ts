@@ -36,14 +36,25 @@ function newTask(body: TaskInput, tenant: Tenant): { task: NewTask; record: Task
 
 /**
  * Many new tasks in one statement, in the caller's transaction, which records their events (a bulk
- * request's creates, whose write rules were checked together beforehand).
+ * request's creates, whose write rules were checked together beforehand). A task whose labels or
+ * parent are refused is left out (undefined in its place) and its refusal given to `refused` with its
+ * position, so every refused one is named; the refusals come before any write of theirs, so the
+ * transaction stays usable.
  */
-export async function insertTasks(tx: TenantTx, tenant: Tenant, bodies: TaskInput[]): Promise<TaskRecord[]> {
+export async function insertTasks(
+  tx: TenantTx,
+  tenant: Tenant,
+  bodies: TaskInput[],
+  refused: (position: number, err: unknown) => void,
+): Promise<(TaskRecord | undefined)[]> {
   const created = bodies.map((body) => newTask(body, tenant));
   const plain = created.filter(({ task }) => !isLinked(task));
   await tx.tasks.insertMany(plain.map(({ task }) => task));
-  const records: TaskRecord[] = [];
-  for (const { task, record } of created) records.push(isLinked(task) ? await createLinkedTask(tx, task) : record);
+  const records: (TaskRecord | undefined)[] = [];
+  for (const [position, { task, record }] of created.entries()) {
+    if (!isLinked(task)) records.push(record);
+    else records.push(await createLinkedTask(tx, task).catch((err: unknown) => void refused(position, err)));
+  }
   return records;
 }
 
