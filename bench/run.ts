@@ -10,20 +10,22 @@
 //   4. subscriber controls (bench/subscriber-filters.ts): saturated deliveries with and without a
 //      project scope and a filter that every event passes, alternating, in one run;
 //   5. ordered delivery (bench/ordered-delivery.ts): saturated deliveries of subscriptions ordered by
-//      resource, over 1,000 tasks, against the same unordered, alternating, in one run.
+//      resource, over 1,000 tasks, against the same unordered, alternating, in one run;
+//   6. tracing (bench/tracing.ts): POST /v1/tasks and saturated deliveries of an API and a worker it
+//      starts traced (100% sampled, to an OTLP receiver) and not, alternating, in one run.
 // Settings: BENCH_URL (http://127.0.0.1:3000), BENCH_SECONDS (10), BENCH_EVENTS (10000),
 // BENCH_SERVER_CPU (pin the baselines to the CPU the service runs on, e.g. 0), BENCH_PATHS
-// (post,list,webhooks,noisy,filters,ordered: the tables to print).
+// (post,list,webhooks,noisy,filters,ordered,tracing: the tables to print).
 import { Client } from 'pg';
 import { request } from 'undici';
 import { loadApiConfig, loadDotEnv, loadWorkerConfig } from '@worktrack/config';
-import { createDb, unscopedData } from '@worktrack/db';
-import { bootstrapOrganization } from '../services/api/src/modules/organizations/bootstrap-organization';
 import { benchHttpPaths } from './http-paths';
 import { listeningPid, measureCpu } from './proc-cpu';
 import { benchNoisyNeighbour, type NoisyNeighbourBench } from './noisy-neighbour';
 import { benchOrderedDelivery } from './ordered-delivery';
+import { organization } from './organization';
 import { benchSubscriberFilters } from './subscriber-filters';
+import { benchTracing } from './tracing';
 import { benchWebhooks } from './webhook-paths';
 import { redisServerPorts } from './queue-settings';
 import { runToExit } from './run-to-exit';
@@ -31,23 +33,8 @@ import { runToExit } from './run-to-exit';
 const base = process.env.BENCH_URL ?? 'http://127.0.0.1:3000';
 const seconds = Number(process.env.BENCH_SECONDS ?? 10);
 const events = Number(process.env.BENCH_EVENTS ?? 10_000);
-const paths = new Set((process.env.BENCH_PATHS ?? 'post,list,webhooks,noisy,filters,ordered').split(','));
+const paths = new Set((process.env.BENCH_PATHS ?? 'post,list,webhooks,noisy,filters,ordered,tracing').split(','));
 const LIST_TASKS = 1_000;
-
-async function organization(databaseUrl: string, name: string) {
-  const db = createDb(databaseUrl, { poolSize: 2 });
-  try {
-    const org = await bootstrapOrganization(unscopedData({ db }), {
-      name: `${name} ${Date.now()}`,
-      email: `bench-${Date.now()}@example.com`,
-      plan: 'enterprise',
-      dailyQuota: 100_000_000,
-    });
-    return { id: org.organization.id, userId: org.user.id, headers: { authorization: `Bearer ${org.liveKey}`, 'content-type': 'application/json' } };
-  } finally {
-    await db.$disconnect();
-  }
-}
 
 async function main() {
   loadDotEnv();
@@ -120,6 +107,7 @@ async function main() {
     await analyze();
     await benchOrderedDelivery(deliveryBench);
   }
+  if (paths.has('tracing')) await benchTracing({ databaseUrl: api.databaseUrl, queues: api, seconds, events, cpu });
   await pg.end();
 }
 
