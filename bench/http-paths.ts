@@ -31,7 +31,7 @@ async function load(options: autocannon.Options) {
   return result;
 }
 
-async function measure(label: string, options: autocannon.Options, bench: HttpBench, pids: number[], alsoPids: number[] = []) {
+export async function measure(label: string, options: autocannon.Options, bench: Pick<HttpBench, 'seconds' | 'cpu'>, pids: number[], alsoPids: number[] = []) {
   await load({ ...options, duration: Math.min(3, bench.seconds) }); // warm-up: JIT, pools, caches
   const [window, also] = await Promise.all([bench.cpu(pids), bench.cpu(alsoPids)]);
   const result = await load({ ...options, duration: bench.seconds });

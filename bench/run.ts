@@ -12,21 +12,23 @@
 //   5. ordered delivery (bench/ordered-delivery.ts): saturated deliveries of subscriptions ordered by
 //      resource, over 1,000 tasks, against the same unordered, alternating, in one run;
 //   6. bulk creates (bench/bulk-tasks.ts): CPU per task of 100 creates in one POST /v1/tasks/bulk
-//      against 100 single POST /v1/tasks, alternating, BENCH_BULK_ROUNDS (10) rounds in one run.
+//      against 100 single POST /v1/tasks, alternating, BENCH_BULK_ROUNDS (10) rounds in one run;
+//   7. tracing (bench/tracing.ts): POST /v1/tasks and saturated deliveries of an API and a worker it
+//      starts traced (100% sampled, to an OTLP receiver) and not, alternating, in one run.
 // Settings: BENCH_URL (http://127.0.0.1:3000), BENCH_SECONDS (10), BENCH_EVENTS (10000),
 // BENCH_SERVER_CPU (pin the baselines to the CPU the service runs on, e.g. 0), BENCH_PATHS
-// (post,list,webhooks,noisy,filters,ordered,bulk: the tables to print).
+// (post,list,webhooks,noisy,filters,ordered,bulk,tracing: the tables to print).
 import { Client } from 'pg';
 import { request } from 'undici';
 import { loadApiConfig, loadDotEnv, loadWorkerConfig } from '@worktrack/config';
-import { createDb, unscopedData } from '@worktrack/db';
-import { bootstrapOrganization } from '../services/api/src/modules/organizations/bootstrap-organization';
 import { benchBulkTasks } from './bulk-tasks';
 import { benchHttpPaths } from './http-paths';
 import { listeningPid, measureCpu } from './proc-cpu';
 import { benchNoisyNeighbour, type NoisyNeighbourBench } from './noisy-neighbour';
 import { benchOrderedDelivery } from './ordered-delivery';
+import { organization } from './organization';
 import { benchSubscriberFilters } from './subscriber-filters';
+import { benchTracing } from './tracing';
 import { benchWebhooks } from './webhook-paths';
 import { redisServerPorts } from './queue-settings';
 import { runToExit } from './run-to-exit';
@@ -34,23 +36,8 @@ import { runToExit } from './run-to-exit';
 const base = process.env.BENCH_URL ?? 'http://127.0.0.1:3000';
 const seconds = Number(process.env.BENCH_SECONDS ?? 10);
 const events = Number(process.env.BENCH_EVENTS ?? 10_000);
-const paths = new Set((process.env.BENCH_PATHS ?? 'post,list,webhooks,noisy,filters,ordered,bulk').split(','));
+const paths = new Set((process.env.BENCH_PATHS ?? 'post,list,webhooks,noisy,filters,ordered,bulk,tracing').split(','));
 const LIST_TASKS = 1_000;
-
-async function organization(databaseUrl: string, name: string) {
-  const db = createDb(databaseUrl, { poolSize: 2 });
-  try {
-    const org = await bootstrapOrganization(unscopedData({ db }), {
-      name: `${name} ${Date.now()}`,
-      email: `bench-${Date.now()}@example.com`,
-      plan: 'enterprise',
-      dailyQuota: 100_000_000,
-    });
-    return { id: org.organization.id, userId: org.user.id, headers: { authorization: `Bearer ${org.liveKey}`, 'content-type': 'application/json' } };
-  } finally {
-    await db.$disconnect();
-  }
-}
 
 async function main() {
   loadDotEnv();
@@ -135,6 +122,7 @@ async function main() {
       rounds: Number(process.env.BENCH_BULK_ROUNDS ?? 10),
     });
   }
+  if (paths.has('tracing')) await benchTracing({ databaseUrl: api.databaseUrl, queues: api, seconds, events, cpu });
   await pg.end();
 }
 

@@ -5,16 +5,15 @@
 // over BENCH_ORGS organizations with one subscription each; the workers are the shipped entry
 // point, one process each. CPU read from /proc: the workers, their Postgres backends, the Redis
 // servers. Settings: BENCH_EVENTS (6000 per measurement), BENCH_ORGS (8), DATABASE_URL (the server).
-import { execFileSync } from 'node:child_process';
-import path from 'node:path';
 import { Client } from 'pg';
 import { createLogger, loadApiConfig, type RedisTarget } from '@worktrack/config';
 import { createDb, unscopedData } from '@worktrack/db';
 import { createRedisConnection, JobScheduler, queueLayout } from '../packages/queue/src';
 import { startApi } from '../services/api/src/compose';
 import { bootstrapOrganization } from '../services/api/src/modules/organizations/bootstrap-organization';
-import { exitCode, repoRoot, runEntry, waitForHttp } from '../test/support/processes';
+import { exitCode, runEntry, waitForHttp } from '../test/support/processes';
 import { startClusterTopology, startServerTopology } from '../test/support/redis-topologies';
+import { createDatabase, dropDatabase } from './bench-database';
 import { measureCpu, type CpuUse } from './proc-cpu';
 import { startReceiver, type Receiver } from './receiver';
 import { runToExit } from './run-to-exit';
@@ -35,27 +34,6 @@ interface Setup {
 interface Organization {
   id: string;
   userId: string;
-}
-
-/** A database of the bench's own, migrated as the suite's are. */
-function createDatabase(): string {
-  const url = new URL(process.env.DATABASE_URL ?? 'postgresql://postgres:postgres@127.0.0.1:5432/worktrack');
-  url.pathname = `/worktrack_bench_scale_${Date.now().toString(36)}`;
-  execFileSync(process.execPath, [path.join(repoRoot, 'scripts', 'prisma.mjs'), 'deploy'], {
-    env: { ...process.env, DATABASE_URL: url.toString() },
-    stdio: 'ignore',
-  });
-  return url.toString();
-}
-
-async function dropDatabase(databaseUrl: string): Promise<void> {
-  const url = new URL(databaseUrl);
-  const name = url.pathname.slice(1);
-  url.pathname = '/postgres';
-  const admin = new Client({ connectionString: url.toString() });
-  await admin.connect();
-  await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
-  await admin.end();
 }
 
 /** Organizations with one subscription each to the receiver, made through the API as users make them. */
@@ -154,7 +132,7 @@ function printRow(label: string, workers: number, result: { seconds: number; cpu
 }
 
 async function main() {
-  const databaseUrl = createDatabase();
+  const databaseUrl = createDatabase('scale');
   const pg = new Client({ connectionString: databaseUrl });
   await pg.connect();
   const receiver = await startReceiver();

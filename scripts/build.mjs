@@ -1,9 +1,10 @@
 // `pnpm build`: bundles each entry point with everything it imports into dist/, so the production
-// image runs plain JavaScript with no node_modules, no dev dependencies and no TypeScript runtime.
+// image runs plain JavaScript with no dev dependencies and no TypeScript runtime. Only the packages
+// that OpenTelemetry instruments stay outside the bundles, copied into dist/node_modules (below).
 // The migrate command also needs Prisma's schema engine, a WebAssembly file it reads at run time:
 // it is copied beside the bundles and named by PRISMA_SCHEMA_ENGINE_WASM.
 // `node scripts/build.mjs --outdir DIR` builds into DIR instead (the test run builds its own copy).
-import { copyFileSync, cpSync, rmSync } from 'node:fs';
+import { copyFileSync, cpSync, existsSync, readFileSync, realpathSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
@@ -14,9 +15,36 @@ const { values: options } = parseArgs({ options: { outdir: { type: 'string', def
 const outdir = path.resolve(options.outdir);
 const common = { absWorkingDir: root, outdir, bundle: true, platform: 'node', target: 'node24', logLevel: 'warning', external: ['pg-native'] };
 
+// OpenTelemetry's instrumentations patch these packages as Node's require() loads them, which never
+// happens to a copy inlined in a bundle: the services require them from dist/node_modules instead.
+// (HTTP is Node's own; undici reports through diagnostics_channel, which works from a bundle.)
+const INSTRUMENTED = ['pg', 'ioredis', 'express'];
+
+/** The folder of package `name` as Node would resolve it from `fromDir`, whatever its `exports`. */
+function packageDir(name, fromDir) {
+  const found = createRequire(path.join(fromDir, 'package.json'))
+    .resolve.paths(name)
+    .map((dir) => path.join(dir, name))
+    .find((dir) => existsSync(path.join(dir, 'package.json')));
+  return found && realpathSync(found);
+}
+
+/** Copies package `name` and its dependencies, as installed here, into dist/node_modules: flat, nested under `parent` only where two versions meet. */
+const shipped = new Map();
+function ship(name, fromDir, parent = outdir) {
+  const dir = packageDir(name, fromDir);
+  if (!dir || shipped.get(name) === dir) return;
+  const target = path.join(shipped.has(name) ? parent : outdir, 'node_modules', name);
+  if (!shipped.has(name)) shipped.set(name, dir);
+  cpSync(dir, target, { recursive: true, dereference: true });
+  const { dependencies = {}, optionalDependencies = {} } = JSON.parse(readFileSync(path.join(dir, 'package.json'), 'utf8'));
+  for (const dependency of Object.keys({ ...dependencies, ...optionalDependencies })) ship(dependency, dir, target);
+}
+
 rmSync(outdir, { recursive: true, force: true });
 await build({
   ...common,
+  external: [...common.external, ...INSTRUMENTED],
   entryPoints: [
     { in: 'services/api/src/main.ts', out: 'api' },
     { in: 'services/worker/src/main.ts', out: 'worker' },
@@ -37,6 +65,8 @@ await build({
   banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" },
 });
 
+for (const name of INSTRUMENTED) ship(name, root);
+
 const prismaDir = path.dirname(createRequire(import.meta.url).resolve('prisma/package.json'));
 copyFileSync(path.join(prismaDir, 'build/schema_engine_bg.wasm'), path.join(outdir, 'schema_engine_bg.wasm'));
 // The dashboard's stylesheet and script: the API serves them from beside its bundle.
@@ -47,4 +77,6 @@ cpSync(path.join(path.dirname(workerRequire.resolve('@bull-board/ui/package.json
 // Likewise Swagger UI's assets, which the API serves at /docs.
 const apiRequire = createRequire(path.join(root, 'services/api/package.json'));
 cpSync(path.dirname(apiRequire.resolve('swagger-ui-dist/package.json')), path.join(outdir, 'swagger-ui'), { recursive: true });
-console.log(`built ${path.relative(root, outdir) || '.'}/: api.js, worker.js, cli.js, migrate.mjs, schema_engine_bg.wasm, bull-board-ui/, swagger-ui/`);
+console.log(
+  `built ${path.relative(root, outdir) || '.'}/: api.js, worker.js, cli.js, migrate.mjs, schema_engine_bg.wasm, node_modules/ (pg, ioredis, express), bull-board-ui/, swagger-ui/`,
+);

@@ -1,11 +1,16 @@
 import { execFileSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { cpSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { parse } from 'yaml';
 import { apiEnvSchema, SHUTDOWN_DEADLINE_MS, workerEnvSchema } from '@worktrack/config';
+import { dbSystem, startOtlpReceiver } from '@test-support/otlp-receiver';
 import { exitCode, freePort, repoRoot, spawnLogged, waitForHttp } from '@test-support/processes';
+import { startReceiver } from '@test-support/receiver';
 import { runBundleDir } from '@test-support/run-bundle';
+import { call } from '@test-support/shipped-services';
+import { waitFor } from '@test-support/wait-for';
 
 /**
  * No Docker engine runs on these machines, so docker-compose.yml and infra/Dockerfile are read
@@ -91,7 +96,7 @@ describe('the production image', () => {
     expect(ignored).toEqual(expect.arrayContaining(['.env', '**/node_modules', '.git']));
   });
 
-  it('migrates, bootstraps and serves from the bundles alone, with no node_modules', async () => {
+  it('migrates, bootstraps, serves and traces from the bundles, with only the instrumented packages beside them', async () => {
     const env = { ...process.env, PRISMA_SCHEMA_ENGINE_WASM: path.join(image, 'dist/schema_engine_bg.wasm'), NODE_PATH: '' };
     const command = (service: string) => services[service]!.command!;
     expect(command('migrate')[0]).toBe('node');
@@ -110,22 +115,56 @@ describe('the production image', () => {
     const { liveKey } = JSON.parse(bootstrap) as { liveKey: string };
 
     const [port, healthPort] = await Promise.all([freePort(), freePort()]);
-    const serviceEnv = { ...databaseEnv, PORT: String(port), WORKER_HEALTH_PORT: String(healthPort), REDIS_PREFIX: `wt-test-image-${Date.now()}` };
+    const [otlp, receiver] = await Promise.all([startOtlpReceiver(), startReceiver()]);
+    const serviceEnv = {
+      ...databaseEnv,
+      PORT: String(port),
+      WORKER_HEALTH_PORT: String(healthPort),
+      REDIS_PREFIX: `wt-test-image-${Date.now()}`,
+      WEBHOOK_ALLOWED_HOSTS: '127.0.0.1',
+      OTEL_EXPORTER_OTLP_ENDPOINT: otlp.endpoint,
+      OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+      OTEL_BSP_SCHEDULE_DELAY: '50',
+    };
     const api = spawnLogged(command('api'), { cwd: image, env: serviceEnv });
     const worker = spawnLogged(command('worker'), { cwd: image, env: serviceEnv });
     try {
       // No object store runs here, so the API's readiness would name it: its liveness and a write show the bundle works.
-      await waitForHttp(`http://127.0.0.1:${port}/healthz`);
-      const created = await fetch(`http://127.0.0.1:${port}/v1/projects`, {
-        method: 'POST',
-        headers: { Authorization: `Bearer ${liveKey}`, 'Content-Type': 'application/json' },
-        body: JSON.stringify({ name: 'From the image' }),
-      });
+      const base = `http://127.0.0.1:${port}`;
+      await Promise.all([waitForHttp(`${base}/healthz`), waitForHttp(`http://127.0.0.1:${healthPort}/readyz`)]);
+      expect((await call(base, liveKey, 'POST', '/v1/webhooks', { url: receiver.url, events: ['project.created'] })).status).toBe(201);
+      const traceId = randomBytes(16).toString('hex');
+      const created = await call(
+        base,
+        liveKey,
+        'POST',
+        '/v1/projects',
+        { name: 'From the image' },
+        { traceparent: `00-${traceId}-${randomBytes(8).toString('hex')}-01` },
+      );
       expect(created.status).toBe(201);
+
+      // The bundles trace what the services run from source do: Express, Postgres and Redis in the API, Postgres in the worker's fan-out.
+      await receiver.waitForCount(1);
+      const sourcesOf = (service: string) =>
+        [
+          ...new Set(
+            otlp.spans
+              .filter((span) => span.traceId === traceId && span.service === service)
+              .map((span) => (span.attributes['express.type'] ? 'express' : dbSystem(span))),
+          ),
+        ]
+          .filter(Boolean)
+          .sort();
+      await waitFor(async () => (sourcesOf('worktrack-api').length >= 3 && sourcesOf('worktrack-worker').length >= 1 ? true : undefined)).catch(
+        () => undefined,
+      );
+      expect(sourcesOf('worktrack-api')).toEqual(['express', 'postgresql', 'redis']);
+      expect(sourcesOf('worktrack-worker')).toEqual(['postgresql']);
+
       // The dashboard's pages are in the bundle, its stylesheet and script beside it.
       expect((await fetch(`http://127.0.0.1:${port}/dashboard/sign-in`)).status).toBe(200);
       expect((await fetch(`http://127.0.0.1:${port}/dashboard/assets/dashboard.js`)).status).toBe(200);
-      await waitForHttp(`http://127.0.0.1:${healthPort}/readyz`);
       expect((await fetch(`http://127.0.0.1:${healthPort}/queues`)).status).toBe(200);
       expect((await fetch(`http://127.0.0.1:${healthPort}/queues/static/favicon-32x32.png`)).status).toBe(200);
       api.kill('SIGTERM');
@@ -135,6 +174,7 @@ describe('the production image', () => {
     } finally {
       api.kill('SIGKILL');
       worker.kill('SIGKILL');
+      await Promise.all([otlp.close(), receiver.close()]);
     }
   }, 60_000);
 });

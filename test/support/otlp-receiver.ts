@@ -26,6 +26,9 @@ interface ExportRequest {
   }[];
 }
 
+/** The database a client span calls (`postgresql`, `redis`), under the attribute's new name or its old one. */
+export const dbSystem = (span: ReceivedSpan) => span.attributes['db.system.name'] ?? span.attributes['db.system'];
+
 const plainValue = (value: AnyValue) =>
   value.stringValue ?? (value.intValue !== undefined ? Number(value.intValue) : undefined) ?? value.boolValue ?? value.doubleValue ?? '';
 const flatten = (attributes: KeyValue[] = []) => Object.fromEntries(attributes.map(({ key, value }) => [key, plainValue(value)]));

@@ -1,4 +1,4 @@
-import { ExpressInstrumentation } from '@opentelemetry/instrumentation-express';
+import { ExpressInstrumentation, ExpressLayerType } from '@opentelemetry/instrumentation-express';
 import { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
 import { IORedisInstrumentation } from '@opentelemetry/instrumentation-ioredis';
 import { PgInstrumentation } from '@opentelemetry/instrumentation-pg';
@@ -28,8 +28,11 @@ export function startSdk(serviceName: string): NodeSDK {
     instrumentations: [
       // Outgoing calls outside any span (the object store's probes) would each be a trace of their own.
       new HttpInstrumentation({ ignoreIncomingRequestHook: (req) => UNTRACED_PATHS.has((req.url ?? '').split('?')[0]!), requireParentforOutgoingSpans: true }),
-      new ExpressInstrumentation(),
-      new PgInstrumentation({ requireParentSpan: true }),
+      // A span per middleware and router layer (a dozen per request) would double the API's CPU per
+      // request (docs/performance.md#tracing-overhead): the route's handler alone is a span.
+      new ExpressInstrumentation({ ignoreLayersType: [ExpressLayerType.MIDDLEWARE, ExpressLayerType.ROUTER] }),
+      // Likewise taking a pooled connection: the queries are the spans.
+      new PgInstrumentation({ requireParentSpan: true, ignoreConnectSpans: true }),
       new IORedisInstrumentation({ requireParentSpan: true }),
       new UndiciInstrumentation({ ignoreRequestHook: carriesTraceparent }),
     ],
