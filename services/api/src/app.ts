@@ -1,5 +1,4 @@
 import express, { Router } from 'express';
-import { dashboardRouter } from './dashboard/router';
 import type { AppDeps } from './deps';
 import { authenticate } from './http/auth';
 import { FailedAuthThrottle } from './http/auth-throttle';
@@ -20,6 +19,18 @@ const METRICS_PATH = '/metrics';
 /** Paths outside /v1 that answer GET alone, and 405 to other methods. (The dashboard answers for itself, with pages.) */
 const SERVICE_PATHS = [METRICS_PATH, ...HEALTH_PATHS].map((path) => ({ method: 'get', path }));
 
+/**
+ * A handler made on its first request. The dashboard's pages (preact and every page's module) load
+ * only once someone opens one: an API replica that serves only /v1 never holds them.
+ */
+function onFirstRequest(make: () => express.RequestHandler): express.RequestHandler {
+  let handler: express.RequestHandler | undefined;
+  return (req, res, next) => {
+    handler ??= make();
+    handler(req, res, next);
+  };
+}
+
 /** Builds the Express app from its dependencies; main.ts and the tests both use it. */
 export function createApp(deps: AppDeps): express.Express {
   const app = express();
@@ -36,7 +47,13 @@ export function createApp(deps: AppDeps): express.Express {
   app.use(routeGuard(new RouteTable(SERVICE_PATHS), { unknownPaths: 'next' }));
   app.get(METRICS_PATH, metricsEndpoint(deps.metrics));
   app.use(healthRoutes(deps));
-  app.use('/dashboard', dashboardRouter(deps));
+  app.use(
+    '/dashboard',
+    onFirstRequest(() => {
+      const { dashboardRouter } = require('./dashboard/router') as typeof import('./dashboard/router');
+      return dashboardRouter(deps);
+    }),
+  );
   // Built on first request: converting every schema is the dearest part of building the app.
   let openApi: string | undefined;
   app.use(docsPage());

@@ -27,6 +27,8 @@ const privatePages: RequestHandler = (_req, res, next) => {
 /**
  * `/dashboard`: server-rendered pages for the people of an organization (docs/decisions.md#dashboard). Every
  * read and change goes through the API's own operations (callOperation) as the session's tenant.
+ * app.ts loads this module on the dashboard's first request (a `require`, which knip does not follow).
+ * @public
  */
 export function dashboardRouter(deps: AppDeps): Router {
   const secure = new URL(deps.config.publicBaseUrl).protocol === 'https:';

@@ -12,28 +12,40 @@ import { taskRecordSchema } from '../modules/tasks/task-record';
 import { toJsonSchema, type JsonSchema } from './json-schema';
 
 /** What each event's `data` is: the record as the API returns it; updates add the changed fields' old values. */
-const DATA: Record<EventType, Joi.ObjectSchema> = {
-  'task.created': taskRecordSchema,
-  'task.updated': withPrevious(taskRecordSchema),
-  'task.deleted': taskRecordSchema,
-  'task.completed': taskRecordSchema,
-  'project.created': projectRecordSchema,
-  'project.updated': withPrevious(projectRecordSchema),
-  'project.deleted': projectRecordSchema,
-  'member.added': memberRecordSchema,
-  'member.removed': memberRecordSchema,
-  'member.role_changed': withPrevious(memberRecordSchema),
-  'comment.created': commentRecordSchema,
-  'comment.updated': withPrevious(commentRecordSchema),
-  'comment.deleted': commentRecordSchema,
-  'file.uploaded': fileRecordSchema,
-  'file.deleted': fileRecordSchema,
-  'label.created': labelRecordSchema,
-  'label.updated': withPrevious(labelRecordSchema),
-  'label.deleted': labelRecordSchema,
-  'relation.created': relationEventRecordSchema,
-  'relation.deleted': relationEventRecordSchema,
+const DATA: Record<EventType, () => Joi.ObjectSchema> = {
+  'task.created': () => taskRecordSchema,
+  'task.updated': () => withPrevious(taskRecordSchema),
+  'task.deleted': () => taskRecordSchema,
+  'task.completed': () => taskRecordSchema,
+  'project.created': () => projectRecordSchema,
+  'project.updated': () => withPrevious(projectRecordSchema),
+  'project.deleted': () => projectRecordSchema,
+  'member.added': () => memberRecordSchema,
+  'member.removed': () => memberRecordSchema,
+  'member.role_changed': () => withPrevious(memberRecordSchema),
+  'comment.created': () => commentRecordSchema,
+  'comment.updated': () => withPrevious(commentRecordSchema),
+  'comment.deleted': () => commentRecordSchema,
+  'file.uploaded': () => fileRecordSchema,
+  'file.deleted': () => fileRecordSchema,
+  'label.created': () => labelRecordSchema,
+  'label.updated': () => withPrevious(labelRecordSchema),
+  'label.deleted': () => labelRecordSchema,
+  'relation.created': () => relationEventRecordSchema,
+  'relation.deleted': () => relationEventRecordSchema,
 };
+
+const dataSchemas = new Map<EventType, Joi.ObjectSchema>();
+
+/** The schema of an event's `data`, made on first use: only the OpenAPI document and the event catalog need them. */
+function dataSchema(type: EventType): Joi.ObjectSchema {
+  let schema = dataSchemas.get(type);
+  if (!schema) {
+    schema = DATA[type]();
+    dataSchemas.set(type, schema);
+  }
+  return schema;
+}
 
 function withPrevious(record: Joi.ObjectSchema): Joi.ObjectSchema {
   const name = (record.describe().flags as { id?: string } | undefined)?.id?.replace(/Record$/, '') ?? 'Record';
@@ -49,7 +61,7 @@ function deliveryBody(type: EventType): Joi.ObjectSchema {
     webhookId: out.id('whk'),
     deliveryId: out.id('dlv').description('Stable across retries and redeliveries: deduplicate on it'),
     actor: actorSchema,
-    data: DATA[type].required(),
+    data: dataSchema(type).required(),
     organization: Joi.object({ id: out.id('org'), name: Joi.string().required() }).required(),
     test: Joi.boolean().valid(true).description('Present on sample deliveries of POST /webhooks/{id}/test'),
   });
@@ -78,7 +90,7 @@ export const sampleDeliveryBody = (type: EventType) => ({
 /** The JSON Schema of an event's `data`, standing alone: the records it refers to under its own `$defs`. */
 export function eventDataSchema(type: EventType): JsonSchema {
   const definitions: Record<string, JsonSchema> = {};
-  const root = toJsonSchema(DATA[type], definitions);
+  const root = toJsonSchema(dataSchema(type), definitions);
   const local = (schema: JsonSchema) => JSON.parse(JSON.stringify(schema).replaceAll('#/components/schemas/', '#/$defs/')) as JsonSchema;
   return { ...local(root), $defs: local(definitions) };
 }

@@ -1,5 +1,5 @@
 import type { Router } from 'express';
-import { EVENT_CATALOG } from '../../modules/events/list-event-types';
+import { eventCatalog } from '../../modules/events/list-event-types';
 import type { DashboardApp } from '../dashboard-app';
 import { Pre } from '../views/components';
 import { renderPage } from '../views/render';
@@ -18,7 +18,7 @@ export function eventTypePages(router: Router, { assets }: DashboardApp): void {
           </p>
           <nav aria-label="Event types" class="toc">
             <ul>
-              {EVENT_CATALOG.map((entry) => (
+              {eventCatalog().map((entry) => (
                 <li>
                   <a href={`#${entry.type}`}>
                     <code>{entry.type}</code>
@@ -27,7 +27,7 @@ export function eventTypePages(router: Router, { assets }: DashboardApp): void {
               ))}
             </ul>
           </nav>
-          {EVENT_CATALOG.map((entry) => (
+          {eventCatalog().map((entry) => (
             <section id={entry.type} aria-labelledby={`${entry.type}-title`} class="event-type">
               <h2 id={`${entry.type}-title`}>
                 <code>{entry.type}</code>

@@ -19,13 +19,21 @@ const eventTypeSchema = Joi.object<EventTypeRecord, true>({
   example: Joi.object().unknown(true).required().description('A sample delivery body of this type'),
 }).id('EventType');
 
-/** Built once: the catalog is the same for everyone and never changes while the service runs. */
-export const EVENT_CATALOG: EventTypeRecord[] = EVENT_TYPES.map((type) => ({
-  type,
-  description: EVENT_DESCRIPTIONS[type],
-  schema: eventDataSchema(type),
-  example: sampleDeliveryBody(type),
-}));
+let catalog: EventTypeRecord[] | undefined;
+
+/**
+ * Built once, when first asked for: the catalog is the same for everyone and never changes while the
+ * service runs, and converting its twenty schemas is work most processes never need.
+ */
+export function eventCatalog(): EventTypeRecord[] {
+  catalog ??= EVENT_TYPES.map((type) => ({
+    type,
+    description: EVENT_DESCRIPTIONS[type],
+    schema: eventDataSchema(type),
+    example: sampleDeliveryBody(type),
+  }));
+  return catalog;
+}
 
 /** The event catalog (docs/decisions.md#email-and-invitations): public, as the OpenAPI document is. */
 export const listEventTypes = definePublicRoute({
@@ -38,5 +46,5 @@ export const listEventTypes = definePublicRoute({
   tag: 'Events',
   status: 200,
   response: Joi.object<{ data: EventTypeRecord[] }, true>({ data: Joi.array().items(eventTypeSchema).required() }).id('EventTypeList'),
-  handler: async () => ({ data: EVENT_CATALOG }),
+  handler: async () => ({ data: eventCatalog() }),
 });
