@@ -10,15 +10,18 @@
 //   4. subscriber controls (bench/subscriber-filters.ts): saturated deliveries with and without a
 //      project scope and a filter that every event passes, alternating, in one run;
 //   5. ordered delivery (bench/ordered-delivery.ts): saturated deliveries of subscriptions ordered by
-//      resource, over 1,000 tasks, against the same unordered, alternating, in one run.
+//      resource, over 1,000 tasks, against the same unordered, alternating, in one run;
+//   6. the event stream and feed (bench/event-stream.ts): 1,000 open streams against one (memory per
+//      stream, commit-to-client p95) and feed pages per second against offset-list pages.
 // Settings: BENCH_URL (http://127.0.0.1:3000), BENCH_SECONDS (10), BENCH_EVENTS (10000),
 // BENCH_SERVER_CPU (pin the baselines to the CPU the service runs on, e.g. 0), BENCH_PATHS
-// (post,list,webhooks,noisy,filters,ordered: the tables to print).
+// (post,list,webhooks,noisy,filters,ordered,stream,feed: the tables to print).
 import { Client } from 'pg';
 import { request } from 'undici';
 import { loadApiConfig, loadDotEnv, loadWorkerConfig } from '@worktrack/config';
 import { createDb, unscopedData } from '@worktrack/db';
 import { bootstrapOrganization } from '../services/api/src/modules/organizations/bootstrap-organization';
+import { benchEventStream } from './event-stream';
 import { benchHttpPaths } from './http-paths';
 import { listeningPid, measureCpu } from './proc-cpu';
 import { benchNoisyNeighbour, type NoisyNeighbourBench } from './noisy-neighbour';
@@ -31,7 +34,7 @@ import { runToExit } from './run-to-exit';
 const base = process.env.BENCH_URL ?? 'http://127.0.0.1:3000';
 const seconds = Number(process.env.BENCH_SECONDS ?? 10);
 const events = Number(process.env.BENCH_EVENTS ?? 10_000);
-const paths = new Set((process.env.BENCH_PATHS ?? 'post,list,webhooks,noisy,filters,ordered').split(','));
+const paths = new Set((process.env.BENCH_PATHS ?? 'post,list,webhooks,noisy,filters,ordered,stream,feed').split(','));
 const LIST_TASKS = 1_000;
 
 async function organization(databaseUrl: string, name: string) {
@@ -120,6 +123,7 @@ async function main() {
     await analyze();
     await benchOrderedDelivery(deliveryBench);
   }
+  await benchEventStream({ ...deliveryBench, apiPid }, { stream: paths.has('stream'), feed: paths.has('feed') });
   await pg.end();
 }
 
