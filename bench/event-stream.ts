@@ -76,7 +76,12 @@ async function openStreams(base: string, keys: string[], perKey: number): Promis
       ),
     ),
   );
-  return { arrivals, close: () => requests.forEach((req) => req.destroy()) };
+  return {
+    arrivals,
+    close: () => {
+      for (const req of requests) req.destroy();
+    },
+  };
 }
 
 /** Tasks created at EVENTS_PER_SECOND while the streams are open: their delivery to every stream. */
@@ -115,7 +120,9 @@ async function idleConnections(base: string, count: number): Promise<() => void>
       return socket;
     }),
   );
-  return () => sockets.forEach((socket) => socket.destroy());
+  return () => {
+    for (const socket of sockets) socket.destroy();
+  };
 }
 
 async function benchStreams(bench: EventStreamBench): Promise<void> {
@@ -145,25 +152,38 @@ async function benchStreams(bench: EventStreamBench): Promise<void> {
   const alone = await measureStreams(bench, org, project.id, one, 1, '1 stream');
   one.close();
 
-  printTable('Event stream: 1,000 open streams on one API process, against one', 'event', fanned.measured, alone.measured, [
-    `Commit-to-client p95 (from sending the POST, so an upper bound): ${Math.round(fanned.p95)} ms with ${STREAMS} streams, ${Math.round(alone.p95)} ms with one; messages missing after 5 s: ${fanned.missing} and ${alone.missing}. CPU is per event written (the POST, and its message to every stream).`,
-    `API RSS per open stream: ${perStream.toFixed(1)} KiB; per idle TCP connection, in the same run: ${perConnection.toFixed(1)} KiB (${(perStream / perConnection).toFixed(1)}x).`,
-  ], `${STREAMS} / 1 stream`);
+  printTable(
+    'Event stream: 1,000 open streams on one API process, against one',
+    'event',
+    fanned.measured,
+    alone.measured,
+    [
+      `Commit-to-client p95 (from sending the POST, so an upper bound): ${Math.round(fanned.p95)} ms with ${STREAMS} streams, ${Math.round(alone.p95)} ms with one; messages missing after 5 s: ${fanned.missing} and ${alone.missing}. CPU is per event written (the POST, and its message to every stream).`,
+      `API RSS per open stream: ${perStream.toFixed(1)} KiB; per idle TCP connection, in the same run: ${perConnection.toFixed(1)} KiB (${(perStream / perConnection).toFixed(1)}x).`,
+    ],
+    `${STREAMS} / 1 stream`,
+  );
 }
 
-/** Reads `pages` pages with FEED_READERS concurrent readers, each from its own `next`/offset. */
-async function readPages(bench: EventStreamBench, org: BenchOrganization, label: string, page: (reader: number, index: number, previous: string | null) => string, next: (body: { next?: string | null }) => string | null) {
+/** FEED_READERS concurrent readers, each walking the pages from the first (by `next` or by offset) and starting over at the end, for `seconds`. */
+async function readPages(
+  bench: EventStreamBench,
+  org: BenchOrganization,
+  label: string,
+  page: (index: number, previous: string | null) => string,
+  next: (body: { next?: string | null }) => string | null,
+) {
   const window = await bench.cpu([bench.apiPid]);
   const started = Date.now();
   const deadline = started + bench.seconds * 1000;
   const latencies: number[] = [];
   await Promise.all(
-    Array.from({ length: FEED_READERS }, async (_, reader) => {
+    Array.from({ length: FEED_READERS }, async () => {
       let previous: string | null = null;
       for (let index = 0; Date.now() < deadline; index++) {
         if (index * FEED_PAGE >= FEED_EVENTS) [index, previous] = [0, null];
         const at = Date.now();
-        const res = await request(`${bench.base}${page(reader, index, previous)}`, { headers: org.headers });
+        const res = await request(`${bench.base}${page(index, previous)}`, { headers: org.headers });
         if (res.statusCode !== 200) throw new Error(`${label}: ${res.statusCode} ${await res.body.text()}`);
         previous = next((await res.body.json()) as { next?: string | null });
         latencies.push(Date.now() - at);
@@ -171,7 +191,14 @@ async function readPages(bench: EventStreamBench, org: BenchOrganization, label:
     }),
   );
   const seconds = (Date.now() - started) / 1000;
-  return { label, count: latencies.length, seconds, p50Ms: percentile(latencies, 50), p99Ms: percentile(latencies, 99), cpu: await window.stop() } satisfies Measured;
+  return {
+    label,
+    count: latencies.length,
+    seconds,
+    p50Ms: percentile(latencies, 50),
+    p99Ms: percentile(latencies, 99),
+    cpu: await window.stop(),
+  } satisfies Measured;
 }
 
 async function benchFeed(bench: EventStreamBench): Promise<void> {
@@ -183,17 +210,24 @@ async function benchFeed(bench: EventStreamBench): Promise<void> {
     bench,
     org,
     'GET /v1/events/feed?after=',
-    (_, __, previous) => `/v1/events/feed?limit=${FEED_PAGE}${previous ? `&after=${encodeURIComponent(previous)}` : ''}`,
+    (_, previous) => `/v1/events/feed?limit=${FEED_PAGE}${previous ? `&after=${encodeURIComponent(previous)}` : ''}`,
     (body) => body.next ?? null,
   );
   const list = await readPages(
     bench,
     org,
     'GET /v1/events?offset=',
-    (_, index) => `/v1/events?limit=${FEED_PAGE}&offset=${index * FEED_PAGE}`,
+    (index) => `/v1/events?limit=${FEED_PAGE}&offset=${index * FEED_PAGE}`,
     () => null,
   );
-  printTable(`Event feed: pages of ${FEED_PAGE} of ${FEED_EVENTS.toLocaleString('en-US')} events, ${FEED_READERS} readers`, 'page', feed, list, [], 'feed / offset list');
+  printTable(
+    `Event feed: pages of ${FEED_PAGE} of ${FEED_EVENTS.toLocaleString('en-US')} events, ${FEED_READERS} readers`,
+    'page',
+    feed,
+    list,
+    [],
+    'feed / offset list',
+  );
 }
 
 export async function benchEventStream(bench: EventStreamBench, paths: { stream: boolean; feed: boolean }): Promise<void> {

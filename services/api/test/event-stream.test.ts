@@ -217,7 +217,12 @@ describe('GET /v1/events/stream', () => {
   });
 
   it('brings a task created through another API process', async () => {
-    const [s] = await Promise.all([stream(), waitForHttp(`${otherProcess.url}/healthz`)]);
+    const [s] = await Promise.all([
+      stream(),
+      waitForHttp(`${otherProcess.url}/healthz`).catch((err: Error) => {
+        throw new Error(`${err.message}; the API process printed:\n${otherProcess.child.output()}`);
+      }),
+    ]);
     const projectId = await createProject('Across processes');
     const created = await call(otherProcess.url, org.liveKey, 'POST', '/v1/tasks', { projectId, title: 'From the other process' });
     expect(created.status).toBe(201);
