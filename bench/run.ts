@@ -14,14 +14,17 @@
 //   6. bulk creates (bench/bulk-tasks.ts): CPU per task of 100 creates in one POST /v1/tasks/bulk
 //      against 100 single POST /v1/tasks, alternating, BENCH_BULK_ROUNDS (10) rounds in one run;
 //   7. tracing (bench/tracing.ts): POST /v1/tasks and saturated deliveries of an API and a worker it
-//      starts traced (100% sampled, to an OTLP receiver) and not, alternating, in one run.
+//      starts traced (100% sampled, to an OTLP receiver) and not, alternating, in one run;
+//   8. the event stream and feed (bench/event-stream.ts): 1,000 open streams against one (memory per
+//      stream, commit-to-client p95) and feed pages per second against offset-list pages.
 // Settings: BENCH_URL (http://127.0.0.1:3000), BENCH_SECONDS (10), BENCH_EVENTS (10000),
 // BENCH_SERVER_CPU (pin the baselines to the CPU the service runs on, e.g. 0), BENCH_PATHS
-// (post,list,webhooks,noisy,filters,ordered,bulk,tracing: the tables to print).
+// (post,list,webhooks,noisy,filters,ordered,bulk,tracing,stream,feed: the tables to print).
 import { Client } from 'pg';
 import { request } from 'undici';
 import { loadApiConfig, loadDotEnv, loadWorkerConfig } from '@worktrack/config';
 import { benchBulkTasks } from './bulk-tasks';
+import { benchEventStream } from './event-stream';
 import { benchHttpPaths } from './http-paths';
 import { listeningPid, measureCpu } from './proc-cpu';
 import { benchNoisyNeighbour, type NoisyNeighbourBench } from './noisy-neighbour';
@@ -36,7 +39,7 @@ import { runToExit } from './run-to-exit';
 const base = process.env.BENCH_URL ?? 'http://127.0.0.1:3000';
 const seconds = Number(process.env.BENCH_SECONDS ?? 10);
 const events = Number(process.env.BENCH_EVENTS ?? 10_000);
-const paths = new Set((process.env.BENCH_PATHS ?? 'post,list,webhooks,noisy,filters,ordered,bulk,tracing').split(','));
+const paths = new Set((process.env.BENCH_PATHS ?? 'post,list,webhooks,noisy,filters,ordered,bulk,tracing,stream,feed').split(','));
 const LIST_TASKS = 1_000;
 
 async function main() {
@@ -123,6 +126,7 @@ async function main() {
     });
   }
   if (paths.has('tracing')) await benchTracing({ databaseUrl: api.databaseUrl, queues: api, seconds, events, cpu });
+  await benchEventStream({ ...deliveryBench, apiPid }, { stream: paths.has('stream'), feed: paths.has('feed') });
   await pg.end();
 }
 

@@ -30,6 +30,24 @@ const insertEvent = (org: TestOrg) => ({
 });
 
 describe('GET /v1/events/feed', () => {
+  it('orders by the transaction id as a number, not as text (9 before 10), so a page never passes an event it left out', async () => {
+    const org = await createOrg(h.db);
+    const [nine, ten] = [newId('event'), newId('event')];
+    for (const [id, txid] of [
+      [ten, 10],
+      [nine, 9],
+    ] as const) {
+      await h.pool.query(`INSERT INTO "OutboxEvent" (id, "organizationId", mode, type, data, txid) VALUES ($1, $2, 'live', 'task.created', '{}', $3)`, [
+        id,
+        org.organization.id,
+        txid,
+      ]);
+    }
+    const first = await readPage(org, null, 1);
+    const second = await readPage(org, first.next, 1);
+    expect([...first.data, ...second.data].map((e) => e.id)).toEqual([nine, ten]);
+  });
+
   it('hands out an event committed late in its place, never behind a cursor that passed it', async () => {
     const org = await createOrg(h.db);
     const start = await readPage(org, null);

@@ -1,8 +1,10 @@
 import { once } from 'node:events';
-import type { AddressInfo } from 'node:net';
+import net, { type AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import { randomUUID } from 'node:crypto';
 import { as, createHarness, createOrg, keyWith, type Harness, type TestOrg } from '@test-support/api-harness';
+import { exitCode, freePort, runBundled, waitForHttp } from '@test-support/processes';
+import { call } from '@test-support/shipped-services';
 import { openStream, type OpenedStream } from '@test-support/sse';
 import { waitFor } from '@test-support/wait-for';
 import { createClient } from '../../../packages/sdk/src/index';
@@ -12,10 +14,14 @@ import { hashApiKey } from '../src/http/auth';
 /** Two replicas of the API: their own processes' state (tails, key caches), the same Postgres and Redis. */
 let replicas: { h: Harness; server: Server; url: string }[];
 let org: TestOrg;
+/** An API process of its own (`services/api/src/main.ts`), started at once so that it boots while the other tests run. */
+let otherProcess: { child: ReturnType<typeof runBundled>; url: string };
 const opened: OpenedStream[] = [];
 
 beforeAll(async () => {
   const prefix = `wt-test-${randomUUID().slice(0, 8)}`;
+  const port = await freePort();
+  otherProcess = { child: runBundled('api', [], { PORT: String(port), REDIS_PREFIX: prefix }), url: `http://127.0.0.1:${port}` };
   const cursorSecret = randomUUID();
   replicas = await Promise.all(
     [0, 1].map(async () => {
@@ -33,6 +39,8 @@ afterEach(() => {
   for (const stream of opened.splice(0)) stream.close();
 });
 afterAll(async () => {
+  otherProcess.child.kill('SIGKILL');
+  await exitCode(otherProcess.child);
   for (const { h, server } of replicas) {
     h.deps.streams.closeAll();
     server.closeAllConnections();
@@ -56,6 +64,44 @@ const createProject = async (name: string) => {
 };
 
 describe('GET /v1/events/stream', () => {
+  it('disconnects a client that does not read once 1 MiB waits for it, rather than buffering every event', async () => {
+    // An organization of its own, so that its big events reach no other test's streams or feeds.
+    const slow = await createOrg(writer().h.db);
+    const projectId = (await as(writer().h.app, slow.liveKey).post('/v1/projects', { name: 'Slow reader' })).body.id as string;
+    const after = (await as(writer().h.app, slow.liveKey).get('/v1/events/feed')).body.next as string;
+    const { server, url } = reader();
+    // The API's end of this connection, to see it closed.
+    const accepted = once(server, 'connection');
+    const client = net.connect(Number(new URL(url).port), '127.0.0.1').pause();
+    const [serverSide] = (await accepted) as [net.Socket];
+    client.write(`GET /v1/events/stream?after=${encodeURIComponent(after)} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${slow.liveKey}\r\n\r\n`);
+    // Events of 50 KB written straight to the outbox, 5 MB a statement: soon far more than the kernel's socket buffers hold.
+    const eventBytes = 50_000;
+    let written = 0;
+    await waitFor(
+      async () => {
+        if (serverSide.destroyed) return true;
+        if (written >= 2000) throw new Error(`${written} events written and the slow reader still connected`);
+        await writer().h.pool.query(
+          `INSERT INTO "OutboxEvent" (id, "organizationId", mode, type, data, "projectId", "createdAt")
+           SELECT 'evt_slow' || md5(random()::text), $1, 'live', 'project.updated', jsonb_build_object('id', $2::text, 'description', repeat('x', $3)), $2, now()
+           FROM generate_series(1, 100)`,
+          [slow.organization.id, projectId, eventBytes],
+        );
+        written += 100;
+        return undefined;
+      },
+      { timeoutMs: 20_000, intervalMs: 0 },
+    );
+    // What reaches the client is what the kernel held when the API let go: the stream ended before its events did.
+    let received = 0;
+    client.on('data', (chunk: Buffer) => (received += chunk.length));
+    client.resume();
+    await once(client, 'close');
+    expect(received).toBeGreaterThan(0);
+    expect(received).toBeLessThan(written * eventBytes);
+  });
+
   it('brings events committed through another replica, with the actor and a resumable id, within a second', async () => {
     const s = await stream();
     expect(s.status).toBe(200);
@@ -168,5 +214,19 @@ describe('GET /v1/events/stream', () => {
     for await (const page of client.events.feed({ after: start }))
       walked.push(...page.data.filter((e) => e.type === 'project.created').map((e) => (e.data as { id: string }).id));
     expect(walked).toEqual(ids);
+  });
+
+  it('brings a task created through another API process', async () => {
+    const [s] = await Promise.all([
+      stream(),
+      waitForHttp(`${otherProcess.url}/healthz`).catch((err: Error) => {
+        throw new Error(`${err.message}; the API process printed:\n${otherProcess.child.output()}`);
+      }),
+    ]);
+    const projectId = await createProject('Across processes');
+    const created = await call(otherProcess.url, org.liveKey, 'POST', '/v1/tasks', { projectId, title: 'From the other process' });
+    expect(created.status).toBe(201);
+    const message = await waitFor(async () => s.messages.find((m) => (m.data.data as { id: string }).id === created.body!.id));
+    expect(message.event).toBe('task.created');
   });
 });

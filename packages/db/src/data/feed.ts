@@ -37,6 +37,9 @@ export interface FeedFilter {
 const ENDED = Prisma.sql`txid < "OutboxEvent_feed_horizon"()`;
 const COLUMNS = Prisma.sql`id, txid::text AS txid, "organizationId", mode::text AS mode, type, data, actor, "projectId", "createdAt"`;
 
+// Qualified: a bare `txid` in ORDER BY names the output column, the text one, which sorts 10 before 9.
+const FEED_ORDER = Prisma.sql`ORDER BY "OutboxEvent".txid, "OutboxEvent".id`;
+
 const beyond = (after: FeedPosition | null) => (after ? Prisma.sql`(txid, id) > (${after.txid}::bigint, ${after.id})` : Prisma.sql`TRUE`);
 
 /** The tenant's feed: its events after a position, in the order every reader sees them. */
@@ -54,7 +57,7 @@ export function feed({ pool, scope }: TenantConn) {
       if (filter.projectIds) conditions.push(Prisma.sql`"projectId" = ANY(${filter.projectIds}::text[])`);
       return queryOnPool<FeedEvent>(
         pool,
-        Prisma.sql`SELECT ${COLUMNS} FROM "OutboxEvent" WHERE ${Prisma.join(conditions, ' AND ')} ORDER BY txid, id LIMIT ${limit}`,
+        Prisma.sql`SELECT ${COLUMNS} FROM "OutboxEvent" WHERE ${Prisma.join(conditions, ' AND ')} ${FEED_ORDER} LIMIT ${limit}`,
       );
     },
   };
@@ -62,7 +65,7 @@ export function feed({ pool, scope }: TenantConn) {
 
 /** Every tenant's events after a position, for the streams of one API process (which read one tail for all). */
 export const tailSql = (after: FeedPosition, limit: number) =>
-  Prisma.sql`SELECT ${COLUMNS} FROM "OutboxEvent" WHERE ${beyond(after)} AND ${ENDED} ORDER BY txid, id LIMIT ${limit}`;
+  Prisma.sql`SELECT ${COLUMNS} FROM "OutboxEvent" WHERE ${beyond(after)} AND ${ENDED} ${FEED_ORDER} LIMIT ${limit}`;
 
 /** The position before every event not yet ended: where a tail that starts now begins. */
 export const tailStartSql = Prisma.sql`SELECT "OutboxEvent_feed_horizon"()::text AS txid, '' AS id`;

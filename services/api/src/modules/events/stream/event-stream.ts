@@ -1,6 +1,5 @@
 import type { Response } from 'express';
 import type { FeedEvent, FeedFilter, FeedPosition } from '@worktrack/db';
-import { buildStreamMessage } from './stream-message';
 import type { TailReader } from './event-tail';
 
 /** Beyond this many bytes waiting for a reader, it is too slow: disconnected rather than buffered (it resumes with Last-Event-ID). */
@@ -14,7 +13,6 @@ const isAfter = (event: FeedPosition, position: FeedPosition | null) => {
 
 export interface StreamTarget {
   organizationId: string;
-  organizationName: string;
   mode: string;
 }
 
@@ -31,11 +29,12 @@ export class EventStream implements TailReader {
   private closed = false;
 
   constructor(
-    private readonly target: StreamTarget,
+    target: StreamTarget,
     private readonly filter: FeedFilter,
     private position: FeedPosition | null,
     private readonly res: Response,
-    private readonly cursorOf: (event: FeedEvent) => string,
+    /** The event's SSE message (built once per event for all the tenant's streams). */
+    private readonly messageOf: (event: FeedEvent) => string,
     private readonly onClose: () => void,
   ) {
     this.organizationId = target.organizationId;
@@ -93,7 +92,7 @@ export class EventStream implements TailReader {
       if (this.closed) return;
       if (!isAfter(event, this.position)) continue;
       this.position = event;
-      this.write(buildStreamMessage(this.cursorOf(event), event, this.target));
+      this.write(this.messageOf(event));
     }
   }
 

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Request, Response } from 'express';
 import type { Logger } from '@worktrack/config';
-import type { FeedFilter, FeedPosition, TenantData, UnscopedData } from '@worktrack/db';
+import type { FeedEvent, FeedFilter, FeedPosition, TenantData, UnscopedData } from '@worktrack/db';
 import { retainedSince } from '@worktrack/events';
 import type { RedisClient } from '@worktrack/queue';
 import type { Tenant } from '../../../http/auth';
@@ -9,6 +9,7 @@ import { ApiError } from '../../../http/errors';
 import { sealFeedCursor } from '../feed-cursor';
 import { EventStream } from './event-stream';
 import { EventTail } from './event-tail';
+import { buildStreamMessage } from './stream-message';
 import { STREAMS_PER_KEY, StreamSlots } from './stream-slots';
 
 const BACKLOG_PAGE = 500;
@@ -42,6 +43,11 @@ export class EventStreams {
   private readonly tail: EventTail;
   private readonly slots: StreamSlots;
   private readonly heartbeatMs: number;
+  /**
+   * Each event's message, built (JSON and sealed cursor) once for all the tenant's streams rather than
+   * once per stream: the tail hands every stream of a tenant the same event objects.
+   */
+  private readonly messages = new WeakMap<FeedEvent, string>();
 
   constructor(
     private readonly deps: {
@@ -75,7 +81,14 @@ export class EventStreams {
         filter,
         after,
         res,
-        (event) => sealFeedCursor(this.deps.cursorSecret, tenant, event),
+        (event) => {
+          let message = this.messages.get(event);
+          if (message === undefined) {
+            message = buildStreamMessage(sealFeedCursor(this.deps.cursorSecret, tenant, event), event, tenant);
+            this.messages.set(event, message);
+          }
+          return message;
+        },
         () => {
           clearInterval(heartbeat);
           this.open.delete(entry);
