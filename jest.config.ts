@@ -53,9 +53,10 @@ const config: Config = {
   // Stops a run that includes browser tests at once, with one line, when there is no Chromium.
   testSequencer: '<rootDir>/test/sequencer.ts',
   testTimeout: 30_000,
-  // Two files at a time: each has its own database, Redis prefix and ports (docs/testing.md), and
-  // the heavy files go first so that the run does not end with one worker running them alone.
-  maxWorkers: 2,
+  // Three files at a time on two cores: each has its own database, Redis prefix and ports
+  // (docs/testing.md), and many files spend much of their time waiting (on receivers, leases,
+  // processes), which a third file fills; the heavy files go first so the run ends evenly.
+  maxWorkers: 3,
 };
 
 export default config;

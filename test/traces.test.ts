@@ -1,13 +1,13 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { createHarness, createOrg, type Harness, type TestOrg } from '@test-support/api-harness';
 import { dbSystem, startOtlpReceiver, type ReceivedSpan } from '@test-support/otlp-receiver';
-import { freePort, runEntry, waitForHttp } from '@test-support/processes';
+import { freePort, runBundled, waitForHttp } from '@test-support/processes';
 import { startReceiver, type Receiver } from '@test-support/receiver';
 import { call } from '@test-support/shipped-services';
 import { waitFor } from '@test-support/wait-for';
 import { TEST_ENV } from '@test-support/worker-harness';
 
-// The API and the worker as they ship (main.ts, as processes), traced to a real OTLP/HTTP receiver
+// The API and the worker as they ship (the image's bundles, as processes), traced to a real OTLP/HTTP receiver
 // in this test, or not traced at all (docs/decisions.md#traces).
 const RETRIES_ENV = { WEBHOOK_RETRY_DELAYS_MS: '50,50,50,50,50,50' };
 
@@ -15,8 +15,8 @@ const RETRIES_ENV = { WEBHOOK_RETRY_DELAYS_MS: '50,50,50,50,50,50' };
 async function startServices(env: NodeJS.ProcessEnv) {
   const prefix = `wt-test-traces-${randomUUID().slice(0, 8)}`;
   const [port, healthPort] = await Promise.all([freePort(), freePort()]);
-  const api = runEntry('services/api/src/main.ts', [], { PORT: String(port), REDIS_PREFIX: prefix, WEBHOOK_ALLOWED_HOSTS: '127.0.0.1', ...env });
-  const worker = runEntry('services/worker/src/main.ts', [], {
+  const api = runBundled('api', [], { PORT: String(port), REDIS_PREFIX: prefix, WEBHOOK_ALLOWED_HOSTS: '127.0.0.1', ...env });
+  const worker = runBundled('worker', [], {
     ...TEST_ENV,
     ...RETRIES_ENV,
     REDIS_PREFIX: prefix,

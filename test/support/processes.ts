@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
+import { existsSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { runBundleDir } from './run-bundle';
@@ -22,7 +23,9 @@ export function runEntry(entry: string, args: string[], env: NodeJS.ProcessEnv):
 
 /** Runs a service as the image does, from the run's bundle (`api`, `worker` or `cli`). */
 export function runBundled(service: 'api' | 'worker' | 'cli', args: string[], env: NodeJS.ProcessEnv): ReturnType<typeof spawnLogged> {
-  return spawnLogged(['node', path.join(runBundleDir(), `${service}.js`), ...args], { cwd: repoRoot, env: { ...process.env, LOG_LEVEL: 'warn', ...env } });
+  const bundle = path.join(runBundleDir(), `${service}.js`);
+  if (!existsSync(bundle)) throw new Error(`${bundle} was not built: test/sequencer.ts builds the bundle for runs whose files name the helpers that start it`);
+  return spawnLogged(['node', bundle, ...args], { cwd: repoRoot, env: { ...process.env, LOG_LEVEL: 'warn', ...env } });
 }
 
 /** Runs a command (`node` is this Node) and keeps what it prints. */

@@ -1,8 +1,10 @@
+import type { ChildProcess } from 'node:child_process';
 import os from 'node:os';
 import path from 'node:path';
 import { createLogger, loadWorkerConfig } from '@worktrack/config';
 import { createHarness, type Harness } from './api-harness';
-import { freePort, runBundled, waitForHttp } from './processes';
+import { exitCode, freePort, runBundled, waitForHttp } from './processes';
+import { startReceiver, type Receiver } from './receiver';
 import { startWorker } from '../../services/worker/src/compose';
 
 /** Test-sized settings: quick retries and sweep, loopback receivers allowed, a health port of its own. */
@@ -70,4 +72,47 @@ export async function startWorkerProcess({ prefix, env = {}, readyWithinMs }: Te
     throw err;
   });
   return child;
+}
+
+export interface OwnQueues {
+  h: Harness;
+  /** Worker processes on these queues, started together; stopped (SIGTERM) after the body unless it killed them. */
+  startWorkerProcesses(count: number, env?: NodeJS.ProcessEnv): Promise<ChildProcess[]>;
+  /** A receiver closed after the body. */
+  receiverFor(...args: Parameters<typeof startReceiver>): Promise<Receiver>;
+}
+
+/**
+ * A harness under a Redis prefix of its own, so that cases which mostly wait (on a receiver, a rate,
+ * a lease) can run at once (`it.concurrent`) without one's workers taking another's deliveries;
+ * what the body started is stopped after it.
+ */
+export async function onOwnQueues(body: (queues: OwnQueues) => Promise<void>): Promise<void> {
+  const h = createHarness({ WEBHOOK_ALLOWED_HOSTS: '127.0.0.1' });
+  const workers: ChildProcess[] = [];
+  const receivers: Receiver[] = [];
+  try {
+    await body({
+      h,
+      async startWorkerProcesses(count, env = {}) {
+        const started = await Promise.all(Array.from({ length: count }, () => startWorkerProcess({ prefix: h.deps.config.redisPrefix, env })));
+        workers.push(...started);
+        return started;
+      },
+      async receiverFor(...args) {
+        const receiver = await startReceiver(...args);
+        receivers.push(receiver);
+        return receiver;
+      },
+    });
+  } finally {
+    await Promise.all(
+      workers.map(async (worker) => {
+        worker.kill('SIGTERM');
+        await exitCode(worker);
+      }),
+    );
+    await Promise.all(receivers.map((receiver) => receiver.close()));
+    await h.close();
+  }
 }
