@@ -40,7 +40,16 @@ export function createHarness(
     ...overrides,
   });
   const { app, deps, database, close } = composeApi(config, logger, { poolSize: 5, keyCacheLifetimeMs });
-  return { app, deps, db: database.db, pool: database.pool, close };
+  return {
+    app,
+    deps,
+    db: database.db,
+    pool: database.pool,
+    async close() {
+      await closeServerOf(app);
+      await close();
+    },
+  };
 }
 
 export type TestOrg = BootstrapResult;
@@ -90,12 +99,21 @@ export async function keyWith(db: Db, org: TestOrg, permissions: string[], mode:
 
 let conformance: Conformance | undefined;
 
-const servers = new WeakMap<Express, http.Server>();
-
 /**
- * One server per app, listening for the rest of the file (unreferenced: it keeps no process alive):
+ * One server per app, listening until the harness closes (unreferenced: it keeps no process alive):
  * given the app itself, supertest would start and close a server for every request.
  */
+const servers = new WeakMap<Express, http.Server>();
+
+/** Stops the app's server and its kept-alive connections, which would otherwise outlive the file. */
+function closeServerOf(app: Express): Promise<void> {
+  const server = servers.get(app);
+  if (!server) return Promise.resolve();
+  servers.delete(app);
+  server.closeAllConnections();
+  return new Promise((resolve) => server.close(() => resolve()));
+}
+
 function serverOf(app: Express): http.Server {
   let server = servers.get(app);
   if (!server) {
