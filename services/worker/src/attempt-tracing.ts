@@ -1,4 +1,4 @@
-import { deliveryTraceContexts, type DeliveryTraceContext, type SqlPool } from '@worktrack/db';
+import type { DeliveryTraceContext, DeliveryWork } from '@worktrack/db';
 import { SpanKind, traced, tracingEnabled } from '@worktrack/telemetry';
 import { GroupCommit } from './group-commit';
 import type { MakeAttempt } from './handlers/deliver-webhook';
@@ -9,10 +9,10 @@ import type { MakeAttempt } from './handlers/deliver-webhook';
  * only while the worker traces, the attempts starting together in one statement; with tracing off
  * the attempts are made as they are.
  */
-export function tracedAttempts(sql: SqlPool, makeAttempt: MakeAttempt): MakeAttempt {
+export function tracedAttempts(work: Pick<DeliveryWork, 'deliveryTraceContexts'>, makeAttempt: MakeAttempt): MakeAttempt {
   if (!tracingEnabled()) return makeAttempt;
   const contexts = new GroupCommit<string, DeliveryTraceContext | undefined>(async (deliveryIds) => {
-    const found = new Map((await deliveryTraceContexts(sql, deliveryIds)).map((context) => [context.deliveryId, context]));
+    const found = new Map((await work.deliveryTraceContexts(deliveryIds)).map((context) => [context.deliveryId, context]));
     return deliveryIds.map((id) => found.get(id));
   });
   return async (delivery) => {

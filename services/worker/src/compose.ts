@@ -1,6 +1,6 @@
 import type { AddressInfo } from 'node:net';
 import { redisErrorReporter, type Logger, type WorkerConfig } from '@worktrack/config';
-import { countDueDeliveries, createDatabase, SecretBox, unscopedData } from '@worktrack/db';
+import { countDueDeliveries, createDatabase, deliveryWork, SecretBox, unscopedData } from '@worktrack/db';
 import { createMetricsRegistry, registerBacklogGauges } from '@worktrack/metrics';
 import { createMailer } from '@worktrack/mail';
 import { createRedisConnection, JobScheduler, queueLayout } from '@worktrack/queue';
@@ -58,7 +58,7 @@ export async function startWorker(config: WorkerConfig, logger: Logger): Promise
   const runtime = startWorkerRuntime(
     {
       data,
-      sql: database.pool,
+      work: deliveryWork(database.pool),
       jobs,
       deliverer,
       logger,

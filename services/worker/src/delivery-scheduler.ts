@@ -1,4 +1,4 @@
-import { claimDueDeliveries, releaseDeliveries, type ClaimedDelivery, type SqlPool } from '@worktrack/db';
+import type { ClaimedDelivery, DeliveryWork } from '@worktrack/db';
 import { DATABASE_UNREACHABLE, isUnreachable, noticeOnce, type Logger } from '@worktrack/config';
 
 export interface DeliverySchedulerOptions {
@@ -59,7 +59,7 @@ export class DeliveryScheduler {
   private readonly poll: NodeJS.Timeout;
 
   constructor(
-    private readonly sql: SqlPool,
+    private readonly work: Pick<DeliveryWork, 'claimDueDeliveries' | 'releaseDeliveries'>,
     private readonly makeAttempt: (delivery: ClaimedDelivery) => Promise<void>,
     private readonly logger: Logger,
     private readonly options: DeliverySchedulerOptions,
@@ -106,7 +106,8 @@ export class DeliveryScheduler {
     if (this.closed || this.claiming || room <= 0) return;
     this.wokenWhileClaiming = false;
     const claimedAt = Date.now();
-    this.claiming = claimDueDeliveries(this.sql, room, this.options.claimMs)
+    this.claiming = this.work
+      .claimDueDeliveries(room, this.options.claimMs)
       .then(
         ({ deliveries, moreDue }) => {
           this.moreDue = moreDue;
@@ -153,10 +154,8 @@ export class DeliveryScheduler {
 
   private release(claimed: Claimed[]): void {
     if (claimed.length === 0) return;
-    const releasing = releaseDeliveries(
-      this.sql,
-      claimed.map((c) => c.delivery),
-    )
+    const releasing = this.work
+      .releaseDeliveries(claimed.map((c) => c.delivery))
       .catch((err: unknown) => this.logger.warn({ err }, 'claimed deliveries not released; they are claimed again once their leases lapse'))
       .finally(() => {
         this.releasing.delete(releasing);

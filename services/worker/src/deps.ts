@@ -1,5 +1,5 @@
 import type { Logger } from '@worktrack/config';
-import type { SecretBox, SqlPool, UnscopedData } from '@worktrack/db';
+import type { DeliveryWork, SecretBox, UnscopedData } from '@worktrack/db';
 import type { Mailer } from '@worktrack/mail';
 import type { JobScheduler } from '@worktrack/queue';
 import type { WebhookDeliverer } from '@worktrack/webhooks';
@@ -8,8 +8,8 @@ import type { DeliveryMetrics } from './delivery-metrics';
 export interface WorkerDeps {
   /** Every tenant's data: the worker's jobs are cross-tenant (the sweep, retention, health). */
   data: UnscopedData;
-  /** The pool under it, for the hot prepared statements (claim, fan-out, record) of @worktrack/db's `statements/`. */
-  sql: SqlPool;
+  /** The hot prepared statements (fan-out, claim, record, retention) of @worktrack/db, on the same pool. */
+  work: DeliveryWork;
   jobs: JobScheduler;
   deliverer: WebhookDeliverer;
   logger: Logger;

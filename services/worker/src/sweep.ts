@@ -1,4 +1,3 @@
-import { deleteExpiredDeliveries } from '@worktrack/db';
 import { retainedSince } from '@worktrack/events';
 import type { WorkerDeps } from './deps';
 
@@ -25,7 +24,7 @@ export interface SweepOptions {
  * their attempts (docs/operations.md#retention), each in bounded batches.
  */
 export async function sweep(
-  deps: Pick<WorkerDeps, 'data' | 'sql' | 'jobs'>,
+  deps: Pick<WorkerDeps, 'data' | 'work' | 'jobs'>,
   options: SweepOptions,
 ): Promise<{ events: number; pruned: number; deliveriesPruned: number }> {
   const { data, jobs } = deps;
@@ -34,7 +33,7 @@ export async function sweep(
 
   const pruned = await data.pruneDispatchedEvents(retainedSince(), PRUNE_BATCHES);
   const deliveriesCreatedBefore = new Date(Date.now() - options.deliveryRetentionDays * DAY_MS);
-  const deliveriesPruned = await inBatches(() => deleteExpiredDeliveries(deps.sql, deliveriesCreatedBefore, PRUNE_BATCH));
+  const deliveriesPruned = await inBatches(() => deps.work.deleteExpiredDeliveries(deliveriesCreatedBefore, PRUNE_BATCH));
   return { events, pruned, deliveriesPruned };
 }
 

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { createLogger } from '@worktrack/config';
-import { claimDueDeliveries, newId, releaseDeliveries, webhookSecretContext, type ClaimedDelivery } from '@worktrack/db';
+import { deliveryWork, newId, webhookSecretContext, type ClaimedDelivery } from '@worktrack/db';
 import { createMetricsRegistry } from '@worktrack/metrics';
 import { createRedisConnection, JobScheduler, queueLayout } from '@worktrack/queue';
 import { verifyBodySignature, WebhookDeliverer } from '@worktrack/webhooks';
@@ -31,7 +31,7 @@ beforeAll(() => {
   producer = createRedisConnection(h.deps.config.redis, 'worker', 'test-handlers');
   deps = {
     data: h.deps.unscoped,
-    sql: h.pool,
+    work: deliveryWork(h.pool),
     jobs: new JobScheduler(producer, queueLayout(h.deps.config), () => undefined),
     deliverer: new WebhookDeliverer({ timeoutMs: 2_000, allowedHosts: ['127.0.0.1'] }),
     logger: createLogger('silent', 'test'),
@@ -59,7 +59,7 @@ beforeEach(async () => {
 
 /** The names of the prepared statements run on the handlers' pool from now until the returned function is called. */
 function statementsRun(): () => (string | undefined)[] {
-  const query = jest.spyOn(deps.sql, 'query');
+  const query = jest.spyOn(h.pool, 'query');
   return () => {
     const names = query.mock.calls.map(([config]: unknown[]) =>
       typeof config === 'object' && config !== null && 'name' in config ? String(config.name) : undefined,
@@ -80,7 +80,7 @@ async function subscribedEvent(url: string) {
   return { org, webhookId, eventId: event.id };
 }
 
-const claimOnce = async () => (await claimDueDeliveries(deps.sql, 10, policy.claimMs)).deliveries;
+const claimOnce = async () => (await deps.work.claimDueDeliveries(10, policy.claimMs)).deliveries;
 
 /** Claims what is due, which must be the one delivery of this subscription. */
 async function claimOnly(webhookId: string): Promise<ClaimedDelivery> {
@@ -166,12 +166,12 @@ describe('dispatch-event', () => {
 
   it("fans out a job's other events when one event's fan-out fails, then fails, leaving that event to the job's retry", async () => {
     const [made, refused] = await Promise.all([subscribedEvent('http://127.0.0.1:9/never'), subscribedEvent('http://127.0.0.1:9/never')]);
-    const query = deps.sql.query.bind(deps.sql);
-    const failing = jest.spyOn(deps.sql, 'query').mockImplementation(((config: { name?: string; values?: unknown[] }, ...rest: unknown[]) => {
+    const query = h.pool.query.bind(h.pool);
+    const failing = jest.spyOn(h.pool, 'query').mockImplementation(((config: { name?: string; values?: unknown[] }, ...rest: unknown[]) => {
       const ids = config.name === 'deliveries.insert' ? (config.values![0] as string[]) : [];
       if (ids.includes(refused!.eventId)) return Promise.reject(new Error('fan-out refused'));
       return (query as (...args: unknown[]) => unknown)(config, ...rest);
-    }) as typeof deps.sql.query);
+    }) as typeof h.pool.query);
     try {
       await expect(dispatchEvent({ eventIds: [made!.eventId, refused!.eventId] })).rejects.toThrow('fan-out refused');
     } finally {
@@ -327,11 +327,11 @@ describe('makeAttempt, after a claim', () => {
     expect(await webhookOf(webhookId)).toMatchObject({ inFlight: 1 });
 
     // A lease that lapsed and went to another worker is not this release's to end.
-    await releaseDeliveries(deps.sql, [{ id: delivery.id, leasedUntil: new Date(delivery.leasedUntil.getTime() - 1) }]);
+    await deps.work.releaseDeliveries([{ id: delivery.id, leasedUntil: new Date(delivery.leasedUntil.getTime() - 1) }]);
     expect(await deliveryOf(delivery.id)).toMatchObject({ lockedUntil: delivery.leasedUntil });
     expect(await webhookOf(webhookId)).toMatchObject({ inFlight: 1 });
 
-    await releaseDeliveries(deps.sql, [delivery]);
+    await deps.work.releaseDeliveries([delivery]);
     expect(await deliveryOf(delivery.id)).toMatchObject({ status: 'pending', attemptCount: 0, lockedUntil: null });
     expect(await webhookOf(webhookId)).toMatchObject({ inFlight: 0 });
     expect((await claimOnly(webhookId)).id).toBe(delivery.id);
@@ -395,7 +395,7 @@ describe('DeliveryScheduler', () => {
   }
 
   const scheduler = (options: { concurrency: number; pollMs?: number }) =>
-    new DeliveryScheduler(deps.sql, makeAttempt, deps.logger, { claimMs: policy.claimMs, startWithinMs: policy.startWithinMs, pollMs: 600_000, ...options });
+    new DeliveryScheduler(deps.work, makeAttempt, deps.logger, { claimMs: policy.claimMs, startWithinMs: policy.startWithinMs, pollMs: 600_000, ...options });
 
   const succeeded = (webhookId: string, count: number) =>
     waitFor(async () => ((await h.db.delivery.count({ where: { webhookId, status: 'succeeded' } })) === count ? true : undefined));
@@ -453,7 +453,7 @@ describe('DeliveryScheduler', () => {
     const { webhookId, eventIds } = await events(receiver.url, 2);
     const started: ClaimedDelivery[] = [];
     const running = new DeliveryScheduler(
-      deps.sql,
+      deps.work,
       (delivery) => {
         started.push(delivery);
         return makeAttempt(delivery);

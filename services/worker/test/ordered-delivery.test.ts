@@ -4,6 +4,7 @@ import { exitCode } from '@test-support/processes';
 import { deferred, receiversClosedAfterEach, type Received } from '@test-support/receiver';
 import { waitFor } from '@test-support/wait-for';
 import { startTestWorker, startWorkerProcess } from '@test-support/worker-harness';
+import { deliveryWork } from '@worktrack/db';
 import { dispatchHandler } from '../src/handlers/dispatch-event';
 
 // docs/decisions.md#ordered-delivery: with `ordering: "resource"`, the deliveries about one task reach the
@@ -330,7 +331,7 @@ describe('the fan-out', () => {
     expect(events.map((e) => (e.data as { title: string }).title)).toEqual(['v1', 'v2']);
 
     // The second event's job came first (the first one's still queued, or lost with Redis).
-    await dispatchHandler({ sql: h.pool }, () => undefined)({ eventIds: [events[1]!.id] });
+    await dispatchHandler({ work: deliveryWork(h.pool) }, () => undefined)({ eventIds: [events[1]!.id] });
 
     const rows = await h.db.delivery.findMany({ where: { eventId: { in: events.map((e) => e.id) } } });
     expect(rows).toHaveLength(4);

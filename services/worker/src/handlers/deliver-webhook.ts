@@ -1,4 +1,4 @@
-import { newId, recordAttempts, webhookHeadersContext, webhookSecretContext, type AttemptRecord, type ClaimedDelivery } from '@worktrack/db';
+import { newId, webhookHeadersContext, webhookSecretContext, type AttemptRecord, type ClaimedDelivery } from '@worktrack/db';
 import { currentTraceparent, setSpanAttributes } from '@worktrack/telemetry';
 import { buildDeliveryHeaders, maskHeaderValue, type DeliveryResult } from '@worktrack/webhooks';
 import type { DeliveryPolicy, WorkerDeps } from '../deps';
@@ -31,7 +31,7 @@ export type MakeAttempt = (delivery: ClaimedDelivery) => Promise<void>;
 export function deliveryHandler(deps: WorkerDeps, policy: DeliveryPolicy): MakeAttempt {
   const { jobs, deliverer } = deps;
   const records = new GroupCommit<AttemptRecord, void>(async (attempts) => {
-    await recordAttempts(deps.sql, attempts);
+    await deps.work.recordAttempts(attempts);
     return attempts.map(() => undefined);
   });
 

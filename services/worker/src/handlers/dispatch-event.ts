@@ -1,13 +1,4 @@
-import {
-  earlierUndispatchedEvents,
-  fanOutEvents,
-  newId,
-  resourceOf,
-  undispatchedEvents,
-  type DeliveryRow,
-  type EventToDispatch,
-  type SqlPool,
-} from '@worktrack/db';
+import { newId, resourceOf, type DeliveryRow, type DeliveryWork, type EventToDispatch } from '@worktrack/db';
 import { buildDeliveryBody } from '@worktrack/events';
 import type { DispatchEventPayload } from '@worktrack/queue';
 import { setSpanAttributes, SpanKind, traced } from '@worktrack/telemetry';
@@ -22,10 +13,10 @@ export type DispatchEvent = (payload: DispatchEventPayload) => Promise<number>;
  * subscription's deliveries in commit order, whichever job (or sweep) carried them. An earlier event
  * has committed before a later one was written (its row lock ordered them), so it is seen here.
  */
-async function eventsToFanOut(sql: SqlPool, eventIds: string[]): Promise<EventToDispatch[]> {
-  const events = await undispatchedEvents(sql, eventIds);
+async function eventsToFanOut(work: DeliveryWork, eventIds: string[]): Promise<EventToDispatch[]> {
+  const events = await work.undispatchedEvents(eventIds);
   const ordered = events.filter((event) => event.ordered && resourceOf(event.data) !== null);
-  return ordered.length === 0 ? events : [...events, ...(await earlierUndispatchedEvents(sql, ordered))];
+  return ordered.length === 0 ? events : [...events, ...(await work.earlierUndispatchedEvents(ordered))];
 }
 
 /**
@@ -39,9 +30,9 @@ async function eventsToFanOut(sql: SqlPool, eventIds: string[]): Promise<EventTo
  * Each event's fan-out is a span of the trace of the change that wrote it (docs/decisions.md#traces).
  * Resolves with the number of deliveries the job inserted.
  */
-export function dispatchHandler(deps: Pick<WorkerDeps, 'sql'>, onFannedOut: () => void): DispatchEvent {
+export function dispatchHandler(deps: Pick<WorkerDeps, 'work'>, onFannedOut: () => void): DispatchEvent {
   const fanOuts = new GroupCommit<string, number>(async (eventIds) => {
-    const events = await eventsToFanOut(deps.sql, eventIds);
+    const events = await eventsToFanOut(deps.work, eventIds);
     const deliveries: DeliveryRow[] = [];
     for (const event of events) {
       for (const webhookId of event.webhookIds) {
@@ -59,7 +50,7 @@ export function dispatchHandler(deps: Pick<WorkerDeps, 'sql'>, onFannedOut: () =
       }
     }
     // Events without a subscription left are marked dispatched all the same.
-    const inserted = events.length > 0 ? await fanOutEvents(deps.sql, [...new Set([...eventIds, ...events.map((event) => event.id)])], deliveries) : [];
+    const inserted = events.length > 0 ? await deps.work.fanOutEvents([...new Set([...eventIds, ...events.map((event) => event.id)])], deliveries) : [];
     if (inserted.length > 0) onFannedOut();
     const perEvent = new Map<string, number>();
     for (const eventId of inserted) perEvent.set(eventId, (perEvent.get(eventId) ?? 0) + 1);
