@@ -145,7 +145,17 @@ async function seed(pg: Client, setup: Setup, from: number, to: number): Promise
   const started = performance.now();
   for (let first = from; first <= to; first += batch) {
     const last = Math.min(to, first + batch - 1);
-    await pg.query(SEED_SQL, [setup.organizationId, setup.projectId, setup.userId, setup.members, first, last, setup.since, SPAN_SECONDS / sizes.at(-1)!, setup.labels]);
+    await pg.query(SEED_SQL, [
+      setup.organizationId,
+      setup.projectId,
+      setup.userId,
+      setup.members,
+      first,
+      last,
+      setup.since,
+      SPAN_SECONDS / sizes.at(-1)!,
+      setup.labels,
+    ]);
   }
   const seeded = performance.now();
   // The maintained counts too: autovacuum would, in production.
