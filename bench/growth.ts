@@ -3,11 +3,16 @@
 // steps (10,000, 100,000 and 1,000,000 tasks), seeding the tasks straight in SQL (INSERT ... SELECT
 // FROM generate_series, GROWTH_BATCH rows a statement, into "Task" only: the triggers keep the
 // counts) with varied status, priority and assignee (none for 30%), created in order over two years,
-// then VACUUM ANALYZE (autovacuum is off on the development machines). At each size, one table of
+// then VACUUM ANALYZE (autovacuum is off on the development machines). Labels (issue 39): three
+// of the organization's, on 30%, 10% and 1% of the tasks independently; sub-tasks: the first task of
+// each thousand is the parent of 49 of them, and task 2 of one in each thousand (1,000 at a
+// million), 5% of the tasks in all; the SubtaskCount triggers keep the parents' counts, checked
+// against the children in SQL after each step. At each size, one table of
 // GET /v1/tasks?projectId=&limit=50:
 //   1. the first page, in the default order (newest first), with its exact pagination.total;
 //   2. filtered first pages, one row per filter: status, priority, a member's tasks, unassigned
-//      tasks, and a member assigned 1% of them;
+//      tasks, a member assigned 1% of them, each label (labelId=), the two kinds of parent
+//      (parentId=) and the tasks without one (topLevel=true);
 //   3. the page after a position 90% deep, by cursor: a cursor minted with the API's own sealing
 //      (CursorCodec) at the task SQL finds there, checked against the cursor the API gives for the
 //      same position; if this process has not the service's CURSOR_SECRET, the API's cursor;
@@ -58,7 +63,12 @@ interface Setup {
   members: string[];
   /** When the first task was created. */
   since: Date;
+  /** Labels on 30%, 10% and 1% of the tasks. */
+  labels: [string, string, string];
 }
+
+/** The labels, with the share of tasks each is on. */
+const LABEL_SHARES = [0.3, 0.1, 0.01] as const;
 
 async function setUp(databaseUrl: string): Promise<Setup> {
   const db = createDb(databaseUrl, { poolSize: 2 });
@@ -84,8 +94,14 @@ async function setUp(databaseUrl: string): Promise<Setup> {
   const res = await request(`${base}/v1/projects`, { method: 'POST', headers, body: JSON.stringify({ name: 'Growth' }) });
   if (res.statusCode !== 201) throw new Error(`POST /v1/projects: ${res.statusCode} ${await res.body.text()}`);
   const project = (await res.body.json()) as { id: string };
+  const labels = [];
+  for (const share of LABEL_SHARES) {
+    const created = await request(`${base}/v1/labels`, { method: 'POST', headers, body: JSON.stringify({ name: `On ${share * 100}%` }) });
+    if (created.statusCode !== 201) throw new Error(`POST /v1/labels: ${created.statusCode} ${await created.body.text()}`);
+    labels.push(((await created.body.json()) as { id: string }).id);
+  }
   const since = new Date(stamp - SPAN_SECONDS * 1000);
-  return { organizationId: org.organization.id, projectId: project.id, headers, userId: org.user.id, members, since };
+  return { organizationId: org.organization.id, projectId: project.id, headers, userId: org.user.id, members, since, labels: labels as Setup['labels'] };
 }
 
 /**
@@ -96,22 +112,31 @@ async function setUp(databaseUrl: string): Promise<Setup> {
  * unique, and accepted wherever the API shows a task id). Updated at a random time since; due
  * within 60 days of creation for 60%. Status: todo 25%, in_progress 15%, done 60%; priority: low
  * 20%, medium 65%, high 15%; assignee: none 30%, the admin 1%, the four members 17.25% each.
+ * Labels ($9) and parents as the header says: task k*1000 + 20j (j = 1..49) is a sub-task of task
+ * k*1000 + 1, and task k*1000 + 11 of task 2 (parents come first, so the foreign key holds).
  */
 const SEED_SQL = `
-INSERT INTO "Task" (id, "organizationId", mode, "projectId", title, description, status, priority, "assigneeId", "creatorId", "dueDate", "createdAt", "updatedAt")
-SELECT 'tsk_' || lpad(to_hex(i), 8, '0') || left(md5($2 || ':' || i), 18), $1, 'live', $2, 'Growth task ' || i,
+INSERT INTO "Task" (id, "organizationId", mode, "projectId", title, description, status, priority, "assigneeId", "creatorId", "dueDate", "labelIds", "parentId", "createdAt", "updatedAt")
+SELECT ${taskId('i')}, $1, 'live', $2, 'Growth task ' || i,
   CASE WHEN d < 0.5 THEN NULL ELSE 'Seeded by bench/growth.ts' END,
   (CASE WHEN s < 0.25 THEN 'todo' WHEN s < 0.4 THEN 'in_progress' ELSE 'done' END)::"TaskStatus",
   (CASE WHEN p < 0.2 THEN 'low' WHEN p < 0.85 THEN 'medium' ELSE 'high' END)::"Priority",
   CASE WHEN a < 0.3 THEN NULL WHEN a < 0.31 THEN $3 ELSE ($4::text[])[1 + floor((a - 0.31) / 0.69 * 4)::int] END,
   $3,
   CASE WHEN d < 0.4 THEN NULL ELSE created + d * interval '60 days' END,
+  array_remove(ARRAY[${LABEL_SHARES.map((share, n) => `CASE WHEN l${n} < ${share} THEN ($9::text[])[${n + 1}] END`).join(', ')}], NULL),
+  CASE WHEN i % 1000 = 11 THEN ${taskId('2')} WHEN i % 20 = 0 AND i % 1000 <> 0 THEN ${taskId('(i - i % 1000 + 1)')} END,
   created,
   created + u * (now() - created)
 FROM (
-  SELECT i, random() AS s, random() AS p, random() AS a, random() AS d, random() AS u, $7::timestamptz + (i - 1 + random()) * $8::float8 * interval '1 second' AS created
+  SELECT i, random() AS s, random() AS p, random() AS a, random() AS d, random() AS u, random() AS l0, random() AS l1, random() AS l2, $7::timestamptz + (i - 1 + random()) * $8::float8 * interval '1 second' AS created
   FROM generate_series($5::int, $6::int) AS i
 ) r`;
+
+/** Task number `i` (an SQL expression)'s id. */
+function taskId(i: string): string {
+  return `'tsk_' || lpad(to_hex(${i}), 8, '0') || left(md5($2 || ':' || ${i}), 18)`;
+}
 
 const int = (n: number) => Math.round(n).toLocaleString('en-US');
 const ms = (n: number) => (n < 10 ? n.toFixed(2) : n.toFixed(1));
@@ -120,17 +145,44 @@ async function seed(pg: Client, setup: Setup, from: number, to: number): Promise
   const started = performance.now();
   for (let first = from; first <= to; first += batch) {
     const last = Math.min(to, first + batch - 1);
-    await pg.query(SEED_SQL, [setup.organizationId, setup.projectId, setup.userId, setup.members, first, last, setup.since, SPAN_SECONDS / sizes.at(-1)!]);
+    await pg.query(SEED_SQL, [
+      setup.organizationId,
+      setup.projectId,
+      setup.userId,
+      setup.members,
+      first,
+      last,
+      setup.since,
+      SPAN_SECONDS / sizes.at(-1)!,
+      setup.labels,
+    ]);
   }
   const seeded = performance.now();
   // The maintained counts too: autovacuum would, in production.
-  await pg.query('VACUUM ANALYZE "Task", "TaskCount"');
+  await pg.query('VACUUM ANALYZE "Task", "TaskCount", "SubtaskCount"');
   const done = performance.now();
+  await checkSubtaskCounts(pg, setup);
   const n = to - from + 1;
   console.log(
     `\nSeeded ${int(n)} tasks (${int(from)}..${int(to)}) in ${((seeded - started) / 1000).toFixed(1)} s (${int(n / ((seeded - started) / 1000))}/s); ` +
       `VACUUM ANALYZE ${((done - seeded) / 1000).toFixed(1)} s.`,
   );
+}
+
+/** Fails the run unless every parent's SubtaskCount rows add up to its children in SQL. */
+async function checkSubtaskCounts(pg: Client, setup: Setup): Promise<void> {
+  const wrong = await pg.query<{ id: string; children: string; done: string; total: string | null; counted_done: string | null }>(
+    `SELECT p.id, children.n AS children, children.done, counts.total, counts.done AS counted_done
+     FROM "Task" p
+     JOIN (SELECT "parentId", count(*) AS n, count(*) FILTER (WHERE status = 'done') AS done FROM "Task"
+           WHERE "organizationId" = $1 AND "projectId" = $2 AND "parentId" IS NOT NULL GROUP BY "parentId") children ON children."parentId" = p.id
+     LEFT JOIN (SELECT "parentId", sum(total) AS total, sum(done) AS done FROM "SubtaskCount" GROUP BY "parentId") counts ON counts."parentId" = p.id
+     WHERE counts.total IS DISTINCT FROM children.n OR counts.done IS DISTINCT FROM children.done
+     LIMIT 1`,
+    [setup.organizationId, setup.projectId],
+  );
+  const [row] = wrong.rows;
+  if (row) throw new Error(`SubtaskCount of ${row.id}: ${row.total}/${row.counted_done} done, but ${row.children}/${row.done} done children`);
 }
 
 interface Probe {
@@ -239,6 +291,13 @@ async function countWhere(pg: Client, setup: Setup, condition: string, values: u
 async function probes(pg: Client, setup: Setup, size: number, secret: string): Promise<{ probes: Probe[]; cursorSource: string }> {
   const list = `projectId=${setup.projectId}&limit=${PAGE}`;
   const [member] = setup.members;
+  const [broad, common, rare] = setup.labels;
+  // Task 2 has a child in each thousand; task 1 (as each thousand's first) 49.
+  const parents = await pg.query<{ id: string }>(
+    `SELECT id FROM "Task" WHERE "organizationId" = $1 AND mode = 'live' AND "projectId" = $2 ORDER BY "createdAt", id LIMIT 2`,
+    [setup.organizationId, setup.projectId],
+  );
+  const [few, many] = parents.rows.map((row) => row.id);
   const deep = Math.floor(size * DEPTH);
   const { cursor, nextId, source } = await deepCursor(pg, setup, deep, secret);
   const filtered = async (label: string, param: string, condition: string, values: unknown[]): Promise<Probe> => ({
@@ -257,6 +316,12 @@ async function probes(pg: Client, setup: Setup, size: number, secret: string): P
       await filtered('assigneeId=member (17%)', `assigneeId=${member}`, `"assigneeId" = $3`, [member]),
       await filtered('assigneeId=none (30%)', 'assigneeId=none', `"assigneeId" IS NULL`, []),
       await filtered('assigneeId=admin (1%)', `assigneeId=${setup.userId}`, `"assigneeId" = $3`, [setup.userId]),
+      await filtered('labelId= (30%)', `labelId=${broad}`, `"labelIds" @> ARRAY[$3::text]`, [broad]),
+      await filtered('labelId= (10%)', `labelId=${common}`, `"labelIds" @> ARRAY[$3::text]`, [common]),
+      await filtered('labelId= (1%)', `labelId=${rare}`, `"labelIds" @> ARRAY[$3::text]`, [rare]),
+      await filtered('parentId= (a child in each 1,000)', `parentId=${many}`, `"parentId" = $3`, [many]),
+      await filtered('parentId= (49 children)', `parentId=${few}`, `"parentId" = $3`, [few]),
+      await filtered('topLevel=true', 'topLevel=true', `"parentId" IS NULL`, []),
       { label: `cursor page ${int(deep)} deep`, query: `${list}&cursor=${cursor}`, total: size, firstId: nextId, offset: deep },
       { label: `offset=${int(deep)} (no cursor)`, query: `${list}&offset=${deep}`, total: size, firstId: nextId, offset: deep },
     ],

@@ -19,23 +19,25 @@ async function newProject(name: string): Promise<string> {
   return (await api().post('/v1/projects', { name })).body.id;
 }
 
-type Group = { projectId: string; status: string; priority: string; assigneeId: string; n: number };
+type Group = { projectId: string; status: string; priority: string; assigneeId: string; topLevel: boolean; n: number };
+type LabelGroup = { projectId: string; labelId: string; n: number };
 
-/** Every project's tasks per status, priority and assignee, counted from the tasks and from the counts. */
-async function groups(): Promise<{ counted: Group[]; actual: Group[] }> {
-  const order = Prisma.sql`ORDER BY "projectId", status, priority, "assigneeId"`;
-  const counted = await h.db.$queryRaw<Group[]>`
-    SELECT "projectId", status::text, priority::text, "assigneeId", sum(count)::int AS n FROM "TaskCount"
-    GROUP BY "projectId", status, priority, "assigneeId" HAVING sum(count) <> 0 ${order}`;
-  const actual = await h.db.$queryRaw<Group[]>`
-    SELECT "projectId", status::text, priority::text, coalesce("assigneeId", '') AS "assigneeId", count(*)::int AS n FROM "Task"
-    GROUP BY "projectId", status, priority, coalesce("assigneeId", '') ${order}`;
-  return { counted, actual };
-}
-
+/** Every project's tasks per status, priority, assignee and parent or none, and per label, counted from the tasks and from the counts. */
 async function expectCountsExact(): Promise<void> {
-  const { counted, actual } = await groups();
+  const order = Prisma.sql`ORDER BY "projectId", status, priority, "assigneeId", "topLevel"`;
+  const counted = await h.db.$queryRaw<Group[]>`
+    SELECT "projectId", status::text, priority::text, "assigneeId", "topLevel", sum(count)::int AS n FROM "TaskCount"
+    GROUP BY "projectId", status, priority, "assigneeId", "topLevel" HAVING sum(count) <> 0 ${order}`;
+  const actual = await h.db.$queryRaw<Group[]>`
+    SELECT "projectId", status::text, priority::text, coalesce("assigneeId", '') AS "assigneeId", "parentId" IS NULL AS "topLevel", count(*)::int AS n FROM "Task"
+    GROUP BY "projectId", status, priority, coalesce("assigneeId", ''), "parentId" IS NULL ${order}`;
   expect(counted).toEqual(actual);
+  const countedLabels = await h.db.$queryRaw<LabelGroup[]>`
+    SELECT "projectId", "labelId", sum(count)::int AS n FROM "TaskLabelCount" GROUP BY "projectId", "labelId" HAVING sum(count) <> 0 ORDER BY "projectId", "labelId"`;
+  const actualLabels = await h.db.$queryRaw<LabelGroup[]>`
+    SELECT "projectId", label AS "labelId", count(*)::int AS n FROM "Task" CROSS JOIN LATERAL unnest("labelIds") AS label
+    GROUP BY "projectId", label ORDER BY "projectId", label`;
+  expect(countedLabels).toEqual(actualLabels);
 }
 
 async function total(query: string): Promise<number> {
@@ -127,19 +129,55 @@ describe('task counts kept by the database in the statement that writes the task
     expect(await total(`projectId=${projectId}`)).toBe(60 - 15 + 25);
   });
 
+  it('follow labels and parents set, changed and removed, and answer topLevel= and one labelId=', async () => {
+    const projectId = await newProject('Labelled');
+    const [a, b] = await Promise.all(['Counted A', 'Counted B'].map(async (name) => (await api().post('/v1/labels', { name })).body.id as string));
+    const parent = (await api().post('/v1/tasks', { projectId, title: 'Parent', labelIds: [a] })).body.id as string;
+    const children = [];
+    for (let i = 0; i < 4; i++) {
+      children.push((await api().post('/v1/tasks', { projectId, title: `Child ${i}`, parentId: parent, labelIds: i % 2 ? [a, b] : [b] })).body.id as string);
+    }
+    await expectCountsExact();
+    expect(await total(`projectId=${projectId}&topLevel=true`)).toBe(1);
+    expect(await total(`projectId=${projectId}&labelId=${b}`)).toBe(4);
+
+    await api().patch(`/v1/tasks/${children[0]}`, { parentId: null, labelIds: [a] });
+    await api().patch(`/v1/tasks/${children[1]}`, { status: 'done' });
+    await api().delete(`/v1/tasks/${children[2]}`);
+    expect((await api().delete(`/v1/labels/${b}`)).status).toBe(204);
+    await expectCountsExact();
+    expect(await total(`projectId=${projectId}&topLevel=true`)).toBe(2);
+    expect(await total(`projectId=${projectId}&topLevel=true&status=todo`)).toBe(2);
+    expect(await total(`labelId=${a}`)).toBe(4);
+    expect(await total(`projectId=${projectId}&labelId=${b}`)).toBe(0);
+
+    // Deleting the parent detaches its children: top level again.
+    await api().delete(`/v1/tasks/${parent}`);
+    await expectCountsExact();
+    expect(await total(`projectId=${projectId}&topLevel=true`)).toBe(3);
+  });
+
   it('answer the totals of lists they can, and the tasks those they cannot', async () => {
     const projectId = await newProject('Read');
     await api().post('/v1/tasks', { projectId, title: 'Searchable zeppelin' });
-    await api().post('/v1/tasks', { projectId, title: 'Other' });
+    const [label, unused] = await Promise.all(['Read A', 'Read B'].map(async (name) => (await api().post('/v1/labels', { name })).body.id as string));
+    await api().post('/v1/tasks', { projectId, title: 'Other', labelIds: [label] });
     // Skew the counts on purpose: a total read from them shows it; one that counts the tasks does not.
-    await h.db.$executeRaw`UPDATE "TaskCount" SET count = count + 1000 WHERE "projectId" = ${projectId}`;
+    // One row: the two tasks may have been counted in two shards.
+    const [{ shard }] = await h.db.$queryRaw<[{ shard: number }]>`SELECT shard FROM "TaskCount" WHERE "projectId" = ${projectId} LIMIT 1`;
+    await h.db.$executeRaw`UPDATE "TaskCount" SET count = count + 1000 WHERE "projectId" = ${projectId} AND shard = ${shard}`;
+    await h.db.$executeRaw`UPDATE "TaskLabelCount" SET count = count + 1000 WHERE "projectId" = ${projectId}`;
     try {
+      expect(await total(`projectId=${projectId}&labelId=${label}`)).toBe(1001);
+      expect(await total(`projectId=${projectId}&labelId=${label},${unused}`)).toBe(1);
+      expect(await total(`projectId=${projectId}&labelId=${label}&status=todo`)).toBe(1);
       expect(await total(`projectId=${projectId}`)).toBe(1002);
-      expect(await total(`projectId=${projectId}&status=todo&priority=medium&assigneeId=none`)).toBe(1002);
+      expect(await total(`projectId=${projectId}&status=todo&priority=medium&assigneeId=none&topLevel=true`)).toBe(1002);
       expect(await total(`projectId=${projectId}&q=zeppelin`)).toBe(1);
       expect(await total(`projectId=${projectId}&createdSince=2000-01-01T00:00:00Z`)).toBe(2);
     } finally {
-      await h.db.$executeRaw`UPDATE "TaskCount" SET count = count - 1000 WHERE "projectId" = ${projectId}`;
+      await h.db.$executeRaw`UPDATE "TaskCount" SET count = count - 1000 WHERE "projectId" = ${projectId} AND shard = ${shard}`;
+      await h.db.$executeRaw`UPDATE "TaskLabelCount" SET count = count - 1000 WHERE "projectId" = ${projectId}`;
     }
   });
 

@@ -97,11 +97,27 @@ const prefixQuery = (q: string) =>
 
 const matchesSearch = (q: string) => Prisma.sql`${searchDocument} @@ to_tsquery('worktrack_search', ${prefixQuery(q)})`;
 
-/** The filters the maintained counts (`TaskCount`, kept by triggers on `Task`) can answer. */
-function countedFilters(filters: TaskFilter): TaskFilter | undefined {
+/**
+ * The sum of maintained counts (kept by triggers on `Task`) that is the filters' total, when they can
+ * answer it: `TaskCount` for the project, status, priority, assignee and `topLevel`; `TaskLabelCount`
+ * for one label, alone or with the project (a task carrying two of several labels would count twice).
+ * The count rows are read with the tasks' own conditions, their unassigned `''` shown as null and
+ * their top-level tasks' parent as null, so the filters mean the same over both.
+ */
+function countedTotal(scope: Scope, filters: TaskFilter): Prisma.Sql | undefined {
   const { projectId, status, priority, assigneeId, dueBefore, dueAfter, updatedSince, createdSince, q, labelId, parentId, topLevel } = filters;
-  if (dueBefore ?? dueAfter ?? updatedSince ?? createdSince ?? q ?? labelId ?? parentId ?? topLevel) return undefined;
-  return { projectId, status, priority, assigneeId };
+  if (dueBefore ?? dueAfter ?? updatedSince ?? createdSince ?? q ?? parentId) return undefined;
+  if (labelId) {
+    if (labelId.length > 1 || status || priority || assigneeId || topLevel) return undefined;
+    return Prisma.sql`
+      SELECT coalesce(sum(count), 0)::int AS total FROM "TaskLabelCount"
+      WHERE ${taskConditions(scope, { projectId })} AND "labelId" = ${labelId[0]}`;
+  }
+  return Prisma.sql`
+    SELECT coalesce(sum(count), 0)::int AS total
+    FROM (SELECT "organizationId", mode, "projectId", status, priority, NULLIF("assigneeId", '') AS "assigneeId",
+                 CASE WHEN "topLevel" THEN NULL ELSE '' END AS "parentId", count FROM "TaskCount") AS counts
+    WHERE ${taskConditions(scope, { projectId, status, priority, assigneeId, topLevel })}`;
 }
 
 /** An outbox row: the event id, its tenant, type and payload. */
@@ -216,22 +232,14 @@ export function tasks({ conn, pool, scope, actor }: TenantConn) {
     /**
      * The tasks that pass the filters, a page at a time, and their exact number: a sum over the few
      * count rows that match when the filters allow it (the same statement that wrote a task wrote
-     * its count), else a count of the tasks. The count rows are read with the tasks' own conditions,
-     * their unassigned `''` shown as null, so the filters mean the same over both.
+     * its count; countedTotal), else a count of the tasks.
      */
     list: (filters: TaskFilter) => {
       const listing = sqlListing<TaskSortField, Task>(pool, 'Task', taskConditions(scope, filters), TASK_SORT_KEYS);
-      const counted = countedFilters(filters);
-      const sumOfCounts = async (where: TaskFilter) => {
-        const sum = Prisma.sql`
-          SELECT coalesce(sum(count), 0)::int AS total
-          FROM (SELECT "organizationId", mode, "projectId", status, priority, NULLIF("assigneeId", '') AS "assigneeId", count FROM "TaskCount") AS counts
-          WHERE ${taskConditions(scope, where)}`;
-        return (await queryOnPool<{ total: number }>(pool, sum))[0]!.total;
-      };
+      const counted = countedTotal(scope, filters);
       return {
         rows: async (window: PageWindow<TaskSortField>) => attachSubtasks(pool, await listing.rows(window)),
-        total: counted ? () => sumOfCounts(counted) : listing.total,
+        total: counted ? async () => (await queryOnPool<{ total: number }>(pool, counted))[0]!.total : listing.total,
       };
     },
   };
