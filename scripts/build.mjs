@@ -51,6 +51,12 @@ await build({
     { in: 'services/api/src/cli.ts', out: 'cli' },
   ],
   format: 'cjs',
+  // Node keeps a bundle's source in memory for as long as it runs, as two bytes a character once one
+  // character is not ASCII (some dependencies' comments have them): without comments and indentation
+  // the API's takes 11 MB where it took 28. Names stay as written, so stack traces still read.
+  minifyWhitespace: true,
+  // The licence comments (one names its author in UTF-8) go to api.js.LEGAL.txt etc. beside the bundles.
+  legalComments: 'external',
   // Some dependencies (the OpenTelemetry SDK's) come as ES modules that read import.meta.url, which a
   // CommonJS bundle has not: it is the bundle's own file's URL.
   define: { 'import.meta.url': '__bundleUrl' },
