@@ -224,6 +224,34 @@ describe('makeAttempt, after a claim', () => {
     expect(await webhookOf(webhookId)).toMatchObject({ status: 'active', pausedUntil: null });
   });
 
+  it('records an attempt whose statement Postgres rolled back to break a deadlock by running it again: one request, one attempt', async () => {
+    const receiver = await receiverFor();
+    const { webhookId, delivery } = await claimedDelivery(receiver.url);
+    // A claim and a record lock a subscription's row and its deliveries' in opposite orders; Postgres
+    // then rolls one of them back with SQLSTATE 40P01. Here the record is that victim, once.
+    const query = h.pool.query.bind(h.pool);
+    let victims = 0;
+    const deadlocking = jest.spyOn(h.pool, 'query').mockImplementation(((config: { name?: string }, ...rest: unknown[]) => {
+      if (config.name === 'deliveries.record' && victims === 0) {
+        victims += 1;
+        return Promise.reject(Object.assign(new Error('deadlock detected'), { code: '40P01' }));
+      }
+      return (query as (...args: unknown[]) => unknown)(config, ...rest);
+    }) as typeof h.pool.query);
+    try {
+      await makeAttempt(delivery);
+    } finally {
+      deadlocking.mockRestore();
+    }
+
+    expect(victims).toBe(1);
+    expect(receiver.received).toHaveLength(1);
+    const settled = await deliveryOf(delivery.id);
+    expect(settled).toMatchObject({ status: 'succeeded', attemptCount: 1, lockedUntil: null });
+    expect(settled.attempts.map((a) => [a.attemptNumber, a.responseStatus])).toEqual([[1, 200]]);
+    expect(await webhookOf(webhookId)).toMatchObject({ inFlight: 0 });
+  });
+
   it('records a 500 and schedules the retry, a delayed job in Redis; the claim leaves it until due, then makes the next attempt', async () => {
     const receiver = await receiverFor(() => ({ status: 500 }));
     const { webhookId, delivery } = await claimedDelivery(receiver.url);

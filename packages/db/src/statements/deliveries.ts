@@ -76,9 +76,32 @@ const RELEASE = {
     WHERE w.id = counted."webhookId"`,
 };
 
+/** SQLSTATE of a statement Postgres rolled back to break a deadlock. */
+const DEADLOCK_DETECTED = '40P01';
+const DEADLOCK_RETRIES = 5;
+
+/**
+ * Runs a statement again when Postgres chose it as a deadlock's victim (and so rolled all of it
+ * back). A claim locks a subscription's row, then its deliveries'; a record or a release locks its
+ * deliveries' rows, then their subscriptions': under load the two meet in opposite orders. A record
+ * lost that way would leave its attempt to be made again once the lease lapsed, a repeat at the
+ * receiver; a claim lost that way is simply claimed again at the next wake.
+ */
+async function retryingDeadlocks(run: () => Promise<unknown>): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await run();
+      return;
+    } catch (err) {
+      if ((err as { code?: string }).code !== DEADLOCK_DETECTED || attempt === DEADLOCK_RETRIES) throw err;
+    }
+  }
+}
+
 /** Gives back claimed deliveries without attempting them: each is due again at once, for any worker. */
 export async function releaseDeliveries(pool: SqlPool, deliveries: Pick<ClaimedDelivery, 'id' | 'leasedUntil'>[]): Promise<void> {
-  await pool.query({ ...RELEASE, values: [JSON.stringify(deliveries.map(({ id, leasedUntil }) => ({ id, leasedUntil })))] });
+  const values = [JSON.stringify(deliveries.map(({ id, leasedUntil }) => ({ id, leasedUntil })))];
+  await retryingDeadlocks(() => pool.query({ ...RELEASE, values }));
 }
 
 /** One attempt as it is recorded, with what follows it. */
@@ -110,7 +133,8 @@ export interface AttemptRecord {
 // settles or fails leaves its resource's order (docs/decisions.md#ordered-delivery), releasing the next. Of two
 // records of one attempt (its lease lapsed and another worker made it again), the later is refused
 // by the attempts' unique key, so a lease is never released twice. Records and claims lock the subscriptions they count
-// in id order, so that they wait for each other rather than deadlock.
+// in id order, so that they wait for each other rather than deadlock over subscriptions; over a subscription and its
+// deliveries they still can, and the record is then run again (retryingDeadlocks).
 const RECORD = {
   name: 'deliveries.record',
   text: `
@@ -152,7 +176,8 @@ const RECORD = {
  * after a receiver's Retry-After the subscription paused.
  */
 export async function recordAttempts(pool: SqlPool, records: AttemptRecord[]): Promise<void> {
-  await pool.query({ ...RECORD, values: [JSON.stringify(records)] });
+  const values = [JSON.stringify(records)];
+  await retryingDeadlocks(() => pool.query({ ...RECORD, values }));
 }
 
 // Finished deliveries created before the window, oldest first, a bounded batch a statement. They are
