@@ -55,7 +55,7 @@ const config: Config = {
   testTimeout: 30_000,
   // Two files at a time: each has its own database, Redis prefix and ports (docs/testing.md), and
   // the heavy files go first so the run ends evenly. Three finish sooner on two cores (they fill
-  // each other's waits) but then a takeover's 10 s bound failed in two CI runs of four.
+  // each other's waits) but then a takeover's 10 s bound failed in two CI runs of six.
   maxWorkers: 2,
 };
 
