@@ -78,6 +78,12 @@ export interface OwnQueues {
   h: Harness;
   /** Worker processes on these queues, started together; stopped (SIGTERM) after the body unless it killed them. */
   startWorkerProcesses(count: number, env?: NodeJS.ProcessEnv): Promise<ChildProcess[]>;
+  /**
+   * A worker process started now and frozen (SIGSTOP) once ready, until `resume`: a survivor ready
+   * before a crash whose start is neither timed nor racing the work it is to take over. Start it
+   * before the work exists: while frozen it claims nothing.
+   */
+  startStandbyWorkerProcess(env?: NodeJS.ProcessEnv): Promise<{ resume(): void }>;
   /** A receiver closed after the body. */
   receiverFor(...args: Parameters<typeof startReceiver>): Promise<Receiver>;
 }
@@ -99,6 +105,12 @@ export async function onOwnQueues(body: (queues: OwnQueues) => Promise<void>): P
         workers.push(...started);
         return started;
       },
+      async startStandbyWorkerProcess(env = {}) {
+        const worker = await startWorkerProcess({ prefix: h.deps.config.redisPrefix, env });
+        workers.push(worker);
+        worker.kill('SIGSTOP');
+        return { resume: () => worker.kill('SIGCONT') };
+      },
       async receiverFor(...args) {
         const receiver = await startReceiver(...args);
         receivers.push(receiver);
@@ -108,6 +120,8 @@ export async function onOwnQueues(body: (queues: OwnQueues) => Promise<void>): P
   } finally {
     await Promise.all(
       workers.map(async (worker) => {
+        // A standby left frozen by a failed body would never act on the SIGTERM.
+        worker.kill('SIGCONT');
         worker.kill('SIGTERM');
         await exitCode(worker);
       }),

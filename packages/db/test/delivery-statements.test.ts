@@ -419,6 +419,23 @@ describe('claimDueDeliveries', () => {
     expect(await inFlight([capped])).toEqual([3]);
   });
 
+  it("finds a dead worker's lapsed leases among deliveries due at the same moment, however their rows moved: its cap never stalls", async () => {
+    const capped = await subscription(await newOrg(), { maxConcurrency: 2 });
+    // One fan-out: every delivery due at the same millisecond.
+    const dueAt = ago(60_000);
+    await Promise.all(Array.from({ length: 4 }, () => pending(capped, { nextAttemptAt: dueAt })));
+    const leased = idsOf(await claim());
+    expect(leased).toHaveLength(2);
+
+    // Its worker died; an update that left its pages (a non-HOT one) moved their rows behind the others.
+    await database.pool.query(
+      `UPDATE "Delivery" SET "lockedUntil" = now() - interval '1 ms', "createdAt" = "createdAt" + interval '1 ms' WHERE id = ANY ($1)`,
+      [leased],
+    );
+    expect(idsOf(await claim())).toEqual(leased);
+    expect(await inFlight([capped])).toEqual([2]);
+  });
+
   it('counts a lease once when two workers made the same attempt: the later record is refused and frees no second slot', async () => {
     const capped = await subscription(await newOrg(), { maxConcurrency: 1 });
     const [first, second] = await backlog(capped, 2);

@@ -50,9 +50,12 @@ describe('caps across worker processes', () => {
   it.concurrent(
     'a killed worker has its capped attempts taken over within 10 s, the cap held meanwhile',
     () =>
-      onOwnQueues(async ({ h, startWorkerProcesses, receiverFor }) => {
+      onOwnQueues(async ({ h, startWorkerProcesses, startStandbyWorkerProcess, receiverFor }) => {
         const held = 2;
         const receiver = await receiverFor((n) => (n < held ? 'hold' : { status: 200 }));
+        // The survivor is ready before the crash: what is timed is the takeover, not a process's start,
+        // and the held attempts cannot reach their deadline while it starts.
+        const survivor = await startStandbyWorkerProcess();
         const { org, webhookIds } = await tenant(h, [receiver.url], { maxConcurrency: held });
         const [doomed] = await startWorkerProcesses(1);
 
@@ -64,11 +67,11 @@ describe('caps across worker processes', () => {
         );
         expect(receiver.received).toHaveLength(held);
 
-        // The survivor is ready before the crash (the cap holds across both): what is timed is the takeover.
-        await startWorkerProcesses(1);
         const killedAt = Date.now();
         doomed!.kill('SIGKILL');
         await exitCode(doomed!);
+        // The cap holds across both: the survivor takes the killed worker's leases only once they lapse.
+        survivor.resume();
         // The killed worker's two attempts are made again within 10 s (docs/decisions.md#operations);
         // the two that waited under the cap follow them.
         const heldIds = receiver.received.map((r) => r.json.deliveryId as string);

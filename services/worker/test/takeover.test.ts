@@ -24,9 +24,12 @@ describe('a worker and its deliveries', () => {
   it.concurrent(
     `killed, has its deliveries taken over within ${TAKEOVER_LIMIT_MS / 1000} s`,
     () =>
-      onOwnQueues(async ({ h, startWorkerProcesses, receiverFor }) => {
+      onOwnQueues(async ({ h, startWorkerProcesses, startStandbyWorkerProcess, receiverFor }) => {
         const held = 3;
         const receiver = await receiverFor((n) => (n < held ? 'hold' : { status: 200 }));
+        // The survivor is ready before the crash: what is timed is the takeover, not a process's start,
+        // and the held attempts cannot reach their deadline while it starts.
+        const survivor = await startStandbyWorkerProcess();
         const [doomed] = await startWorkerProcesses(1);
         const { org, webhookId } = await subscribe(h, receiver.url);
         for (let i = 0; i < held; i += 1)
@@ -34,11 +37,10 @@ describe('a worker and its deliveries', () => {
             .post('/v1/projects', { name: `Crash ${i}` })
             .expect(201);
         await receiver.waitForCount(held);
-        // The survivor is ready before the crash: what is timed is the takeover, not a process's start.
-        await startWorkerProcesses(1);
 
         const killedAt = Date.now();
         doomed!.kill('SIGKILL');
+        survivor.resume();
         const deliveries = await waitFor(
           async () => {
             const all = await attemptsOf(h, webhookId);

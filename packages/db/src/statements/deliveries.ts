@@ -26,7 +26,7 @@ export interface ClaimedDelivery {
 }
 
 // The claim is one function (`"Delivery_claim"`, prisma/migrations/20261126130000_claim_in_one_round_trip,
-// with ordered delivery's rule in 20261127050000_ordered_delivery),
+// with ordered delivery's rule in 20261127050000_ordered_delivery and ties in id order in 20261127120000_claim_ties_in_id_order),
 // so that it costs one round trip: its first statement locks the organizations with deliveries due,
 // its second, with a fresh snapshot, leases their deliveries under the caps. Each row says whether
 // some are still due; a claim that takes nothing says it in a row with no delivery.
