@@ -44,11 +44,16 @@ export function spawnLogged(
   return Object.assign(child, { output: () => output, errorOutput: () => errorOutput });
 }
 
-/** Resolves with the exit code, or fails if the process has not exited within the timeout. */
+/**
+ * Resolves with the exit code once the process has exited and its output has been read to the end
+ * ('close': on a busy machine 'exit' can come before the last of stderr); a process still running
+ * after the timeout is killed.
+ */
 export async function exitCode(child: ChildProcess, timeoutMs = 20_000): Promise<number | null> {
-  if (child.exitCode !== null || child.signalCode !== null) return child.exitCode;
+  const closed = child.stdout === null || child.stdout.closed;
+  if ((child.exitCode !== null || child.signalCode !== null) && closed) return child.exitCode;
   const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
-  const [code] = (await once(child, 'exit')) as [number | null];
+  const [code] = (await once(child, 'close')) as [number | null];
   clearTimeout(timer);
   return code;
 }

@@ -1,5 +1,3 @@
-import { S3ServiceException } from '@aws-sdk/client-s3';
-
 /** The object store could not be reached or answered that it is unavailable; worth a retry later. */
 export class StorageUnavailableError extends Error {
   override readonly name = 'StorageUnavailableError';
@@ -13,12 +11,13 @@ export class StorageUnavailableError extends Error {
 const UNAVAILABLE_STATUSES = new Set([502, 503, 504]);
 
 function isUnavailable(error: unknown): boolean {
-  if (error instanceof S3ServiceException) return UNAVAILABLE_STATUSES.has(error.$metadata.httpStatusCode ?? 0);
-  // The SDK stamps $metadata on every failed request; without an HTTP status no answer came back
-  // (refused, reset, timed out, unresolvable). Not decided by error code: inside a vm context
-  // (jest) the SDK swaps Node's network errors, which come from another realm, for a bare Error.
+  // The SDK stamps $metadata on every failed request: the store's answer's status, or none when no
+  // answer came back (refused, reset, timed out, unresolvable). Not decided by error code or class:
+  // inside a vm context (jest) the SDK swaps Node's network errors, which come from another realm,
+  // for a bare Error.
   const metadata = (error as { $metadata?: { httpStatusCode?: number } } | null | undefined)?.$metadata;
-  return metadata !== undefined && metadata.httpStatusCode === undefined;
+  if (metadata === undefined) return false;
+  return metadata.httpStatusCode === undefined || UNAVAILABLE_STATUSES.has(metadata.httpStatusCode);
 }
 
 /** Turns connection failures into StorageUnavailableError; S3 answers such as NoSuchKey pass through. */

@@ -1,8 +1,8 @@
 export { StorageUnavailableError } from './errors';
-export {
-  createObjectStore,
-  type ObjectStore,
-  type ObjectStoreOptions,
-  type PresignDownloadOptions,
-  type PresignedDownload,
+export { createObjectStore } from './create-object-store';
+export type {
+  ObjectStore,
+  ObjectStoreOptions,
+  PresignDownloadOptions,
+  PresignedDownload,
 } from './object-store';

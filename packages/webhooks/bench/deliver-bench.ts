@@ -12,7 +12,8 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { performance } from 'node:perf_hooks';
 import { Agent, request } from 'undici';
-import { buildDeliveryHeaders, WebhookDeliverer } from '../src/index';
+import { buildDeliveryHeaders } from '../src/index';
+import { WebhookDeliverer } from '../src/deliver';
 
 function argument(name: string, fallback: number): number {
   const index = process.argv.indexOf(`--${name}`);

@@ -4,6 +4,7 @@ import { createGuardedLookup, type ResolveHost } from './address-guard';
 import { DEFAULT_USER_AGENT } from './delivery-headers';
 import { readBoundedBody } from './response-body';
 import { HostAllowlist, parseWebhookUrl } from './webhook-url';
+import { RECORDED_RESPONSE_HEADERS } from './recorded-headers';
 
 export type DeliveryError = 'timeout' | 'redirect' | 'http_status' | 'connection_error' | 'blocked_address' | 'invalid_url';
 
@@ -49,9 +50,6 @@ export interface WebhookDelivererOptions {
 }
 
 export const DEFAULT_MAX_RESPONSE_BYTES = 64 * 1024;
-
-/** The response headers a delivery log shows (docs/decisions.md#delivery-log-and-recovery): what the body is, and when the receiver wants a retry. */
-export const RECORDED_RESPONSE_HEADERS = ['content-type', 'content-length', 'retry-after'] as const;
 
 const BLOCKED_ADDRESS_CODE = 'ERR_WEBHOOK_BLOCKED_ADDRESS';
 const TIMEOUT_CODES = new Set(['UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT']);

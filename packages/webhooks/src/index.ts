@@ -17,15 +17,8 @@ export {
   type UrlCheckResult,
   type UrlRejectionReason,
 } from './webhook-url';
-export {
-  WebhookDeliverer,
-  DEFAULT_MAX_RESPONSE_BYTES,
-  RECORDED_RESPONSE_HEADERS,
-  type DeliveryError,
-  type DeliveryRequest,
-  type DeliveryResult,
-  type WebhookDelivererOptions,
-} from './deliver';
+// The deliverer (and undici under it) is the worker's alone: `@worktrack/webhooks/deliver`.
+export { RECORDED_RESPONSE_HEADERS } from './recorded-headers';
 export {
   checkCustomHeaders,
   HTTP_TOKEN,

@@ -1,6 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import { Webhook } from 'standardwebhooks';
-import { buildDeliveryHeaders, checkWebhookUrl, verifyBodySignature, WebhookDeliverer, type ResolveHost, type WebhookDelivererOptions } from '../src/index';
+import { buildDeliveryHeaders, checkWebhookUrl, verifyBodySignature, type ResolveHost } from '../src/index';
+import { WebhookDeliverer, type WebhookDelivererOptions } from '../src/deliver';
 import { freePort } from '@test-support/processes';
 import { deferred, receiversClosedAfterEach } from '@test-support/receiver';
 

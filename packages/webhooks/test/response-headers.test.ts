@@ -1,4 +1,4 @@
-import { WebhookDeliverer } from '../src/index';
+import { WebhookDeliverer } from '../src/deliver';
 import { startReceiver, type Receiver } from '@test-support/receiver';
 
 let target: Receiver;

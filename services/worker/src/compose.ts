@@ -4,7 +4,7 @@ import { countDueDeliveries, createDatabase, deliveryWork, SecretBox, unscopedDa
 import { createMetricsRegistry, registerBacklogGauges } from '@worktrack/metrics';
 import { createMailer } from '@worktrack/mail';
 import { createRedisConnection, JobScheduler, queueLayout } from '@worktrack/queue';
-import { WebhookDeliverer } from '@worktrack/webhooks';
+import { WebhookDeliverer } from '@worktrack/webhooks/deliver';
 import { DeliveryMetrics } from './delivery-metrics';
 import { RESPONSE_BODY_BYTES } from './handlers/attempt-response';
 import { startHealthServer } from './health-server';

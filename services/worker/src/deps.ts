@@ -2,7 +2,7 @@ import type { Logger } from '@worktrack/config';
 import type { DeliveryWork, SecretBox, UnscopedData } from '@worktrack/db';
 import type { Mailer } from '@worktrack/mail';
 import type { JobScheduler } from '@worktrack/queue';
-import type { WebhookDeliverer } from '@worktrack/webhooks';
+import type { WebhookDeliverer } from '@worktrack/webhooks/deliver';
 import type { DeliveryMetrics } from './delivery-metrics';
 
 export interface WorkerDeps {

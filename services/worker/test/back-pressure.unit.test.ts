@@ -1,4 +1,4 @@
-import type { DeliveryResult } from '@worktrack/webhooks';
+import type { DeliveryResult } from '@worktrack/webhooks/deliver';
 import { MAX_PAUSE_MS, MAX_RETRY_AFTER_MS, retryAfterMs } from '../src/handlers/back-pressure';
 
 const now = new Date('2026-11-26T12:00:00.000Z');

@@ -1,4 +1,4 @@
-import type { DeliveryError } from '@worktrack/webhooks';
+import type { DeliveryError } from '@worktrack/webhooks/deliver';
 import { decideAttempt, type AttemptDecision } from '../src/handlers/decide-attempt';
 
 // The contract's schedule (docs/decisions.md#retries-and-disabling): retries 1-6 after these delays, so at most 7 attempts.

@@ -1,4 +1,4 @@
-import type { DeliveryResult } from '@worktrack/webhooks';
+import type { DeliveryResult } from '@worktrack/webhooks/deliver';
 
 /** docs/decisions.md#delivery-log-and-recovery: an attempt keeps the first 4 KiB of the receiver's answer as text, and at most 4 KiB of its headers. */
 export const RESPONSE_BODY_BYTES = 4096;

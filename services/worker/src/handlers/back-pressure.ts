@@ -1,4 +1,4 @@
-import type { DeliveryResult } from '@worktrack/webhooks';
+import type { DeliveryResult } from '@worktrack/webhooks/deliver';
 
 /** A receiver's Retry-After puts its delivery's next attempt no earlier than this far ahead (docs/decisions.md#fair-delivery)... */
 export const MAX_RETRY_AFTER_MS = 6 * 60 * 60 * 1000;

@@ -1,6 +1,7 @@
 import { newId, webhookHeadersContext, webhookSecretContext, type AttemptRecord, type ClaimedDelivery } from '@worktrack/db';
 import { currentTraceparent, setSpanAttributes } from '@worktrack/telemetry';
-import { buildDeliveryHeaders, maskHeaderValue, type DeliveryResult } from '@worktrack/webhooks';
+import { buildDeliveryHeaders, maskHeaderValue } from '@worktrack/webhooks';
+import type { DeliveryResult } from '@worktrack/webhooks/deliver';
 import type { DeliveryPolicy, WorkerDeps } from '../deps';
 import { GroupCommit } from '../group-commit';
 import { announceDisabled } from './announce-disabled';
