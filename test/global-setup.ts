@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import os from 'node:os';
 import path from 'node:path';
 import { runBundleDir } from './support/run-bundle';
 import { runDocumentPath } from './support/run-document';
@@ -24,6 +25,9 @@ function runScript(args: string[], env: NodeJS.ProcessEnv): Promise<void> {
  * sequencer tells), builds the production bundle they start as processes (test/support/run-bundle.ts).
  */
 export default async function globalSetup(): Promise<void> {
+  // The processes the tests start (the bundles, the CLI, tsx, nested runs) keep V8's compiled code
+  // between starts, keyed by each file's contents: a start then compiles little of what it loads.
+  process.env.NODE_COMPILE_CACHE ??= path.join(os.tmpdir(), 'worktrack-test-compile-cache');
   // The run migrates and uses its own databases on DATABASE_URL's server, never a direct URL set for another.
   delete process.env.DATABASE_DIRECT_URL;
   const url = new URL(process.env.DATABASE_URL ?? 'postgresql://postgres:postgres@127.0.0.1:5432/worktrack');
