@@ -1,6 +1,6 @@
 import net from 'node:net';
 import { once } from 'node:events';
-import { exitCode, freePort, runBundled, waitForHttp } from '@test-support/processes';
+import { exitCode, CLOSED_PORT, freePort, runBundled, waitForHttp } from '@test-support/processes';
 import { waitFor } from '@test-support/wait-for';
 
 // The entry points as the image runs them (the run's bundle: the same code as `pnpm start` and
@@ -61,11 +61,10 @@ describe('what an operator reads when the API, the worker or the CLI cannot star
   });
 
   it.concurrent('Postgres unreachable: where it was looked for, and the setting', async () => {
-    const closedPort = await freePort();
     await expectOneLine(
       EVERY_ENTRY,
-      { ...(await servicePorts()), DATABASE_URL: databaseAtPort(closedPort) },
-      new RegExp(`^Cannot reach the database "[\\w-]+" at 127\\.0\\.0\\.1:${closedPort}\\. Check DATABASE_URL and that PostgreSQL is running\\.$`),
+      { ...(await servicePorts()), DATABASE_URL: databaseAtPort(CLOSED_PORT) },
+      new RegExp(`^Cannot reach the database "[\\w-]+" at 127\\.0\\.0\\.1:${CLOSED_PORT}\\. Check DATABASE_URL and that PostgreSQL is running\\.$`),
     );
   });
 
@@ -97,7 +96,7 @@ describe('what an operator reads when the API, the worker or the CLI cannot star
 
   /** Runs an entry point against a Redis port nothing listens on until it printed two notices, then stops it. */
   async function runWithoutRedis(entry: Entry, portSetting: string) {
-    const [port, redisPort] = await Promise.all([freePort(), freePort()]);
+    const [port, redisPort] = [await freePort(), CLOSED_PORT];
     const child = runBundled(entry, [], {
       [portSetting]: String(port),
       REDIS_URL: `redis://127.0.0.1:${redisPort}`,

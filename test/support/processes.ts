@@ -8,6 +8,13 @@ import { runBundleDir } from './run-bundle';
 export const repoRoot = path.resolve(__dirname, '..', '..');
 
 /** A port that was free a moment ago. */
+/**
+ * A port nothing listens on, for a service that must be unreachable: privileged and below the
+ * ephemeral range that `freePort` draws from, so no test's server takes it meanwhile (a port found
+ * free and let go can be taken by another file's server, and then answers).
+ */
+export const CLOSED_PORT = 1;
+
 export async function freePort(): Promise<number> {
   const server = net.createServer().listen(0, '127.0.0.1');
   await once(server, 'listening');

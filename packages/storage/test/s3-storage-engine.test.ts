@@ -4,7 +4,7 @@ import multer, { MulterError } from 'multer';
 import request from 'supertest';
 import { s3StorageEngine } from '../../../services/api/src/modules/files/s3-storage-engine';
 import { createObjectStore, type ObjectStore } from '../src';
-import { freePort } from '@test-support/processes';
+import { CLOSED_PORT } from '@test-support/processes';
 import { listKeys, startTestStore, type TestStore } from '@test-support/embedded-store';
 
 const MiB = 1024 * 1024;
@@ -60,7 +60,7 @@ it('fails an upload over the limit with LIMIT_FILE_SIZE and leaves no object beh
 });
 
 it('passes StorageUnavailableError on when the store cannot be reached', async () => {
-  const store = createObjectStore({ ...harness.settings, endpoint: `http://127.0.0.1:${await freePort()}` });
+  const store = createObjectStore({ ...harness.settings, endpoint: `http://127.0.0.1:${CLOSED_PORT}` });
 
   const response = await request(uploadApp(store))
     .post('/files')

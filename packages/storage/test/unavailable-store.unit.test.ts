@@ -1,5 +1,5 @@
 import { createObjectStore, StorageUnavailableError, type ObjectStore } from '../src';
-import { freePort } from '@test-support/processes';
+import { CLOSED_PORT } from '@test-support/processes';
 import { streamOf } from '@test-support/embedded-store';
 
 /** Well within the default jest timeout: failing fast is the point. */
@@ -10,7 +10,7 @@ describe('an object store nobody listens on', () => {
 
   beforeAll(async () => {
     store = createObjectStore({
-      endpoint: `http://127.0.0.1:${await freePort()}`,
+      endpoint: `http://127.0.0.1:${CLOSED_PORT}`,
       region: 'us-east-1',
       bucket: 'any',
       accessKeyId: 'key',

@@ -2,7 +2,7 @@ import { performance } from 'node:perf_hooks';
 import { Webhook } from 'standardwebhooks';
 import { buildDeliveryHeaders, checkWebhookUrl, verifyBodySignature, type ResolveHost } from '../src/index';
 import { WebhookDeliverer, type WebhookDelivererOptions } from '../src/deliver';
-import { freePort } from '@test-support/processes';
+import { CLOSED_PORT } from '@test-support/processes';
 import { deferred, receiversClosedAfterEach } from '@test-support/receiver';
 
 const secret = 'subscription-secret';
@@ -102,8 +102,7 @@ describe('WebhookDeliverer.deliver', () => {
   });
 
   it('reports connection refused as connection_error', async () => {
-    const port = await freePort();
-    const result = await deliverer().deliver({ url: `http://127.0.0.1:${port}/`, body, headers: headers() });
+    const result = await deliverer().deliver({ url: `http://127.0.0.1:${CLOSED_PORT}/`, body, headers: headers() });
     expect(result).toMatchObject({ ok: false, status: null, error: 'connection_error' });
     expect(result.message).toContain('ECONNREFUSED');
   });

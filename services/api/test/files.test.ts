@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import request from 'supertest';
-import { freePort } from '@test-support/processes';
+import { CLOSED_PORT } from '@test-support/processes';
 import { listKeys, startTestStore, storeEnv, type TestStore } from '@test-support/embedded-store';
 import { addMember, as, createHarness, createOrg, expectError, type Harness, type TestOrg } from '@test-support/api-harness';
 import { itEnforcesAccess } from '@test-support/access-checks';
@@ -269,7 +269,7 @@ describe('with the object store unreachable', () => {
 
   beforeAll(async () => {
     down = createHarness({
-      ...storeEnv(s3, `http://127.0.0.1:${await freePort()}`),
+      ...storeEnv(s3, `http://127.0.0.1:${CLOSED_PORT}`),
       MAX_UPLOAD_BYTES: String(MAX_UPLOAD_BYTES),
     });
   });

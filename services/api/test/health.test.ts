@@ -1,5 +1,5 @@
 import request from 'supertest';
-import { freePort } from '@test-support/processes';
+import { CLOSED_PORT } from '@test-support/processes';
 import { startTestStore, storeEnv, type TestStore } from '@test-support/embedded-store';
 import { createHarness, expectError, type Harness } from '@test-support/api-harness';
 import { waitFor } from '@test-support/wait-for';
@@ -24,7 +24,7 @@ describe('health', () => {
 
   it.each([
     ['Redis', () => ({ ...storeEnv(s3), REDIS_URL: 'redis://127.0.0.1:1' }), 'redis'],
-    ['Postgres', async () => ({ ...storeEnv(s3), DATABASE_URL: `postgresql://postgres@127.0.0.1:${await freePort()}/worktrack` }), 'database'],
+    ['Postgres', async () => ({ ...storeEnv(s3), DATABASE_URL: `postgresql://postgres@127.0.0.1:${CLOSED_PORT}/worktrack` }), 'database'],
   ])('reports not ready, in the error body, when %s is unreachable', async (_what, settings, named) => {
     const broken = createHarness(await settings());
     try {
@@ -37,7 +37,7 @@ describe('health', () => {
   });
 
   it('stays ready when only the object store is unreachable, and names it (the file routes answer 503 themselves: files.test.ts)', async () => {
-    const storeDown = createHarness(storeEnv(s3, `http://127.0.0.1:${await freePort()}`));
+    const storeDown = createHarness(storeEnv(s3, `http://127.0.0.1:${CLOSED_PORT}`));
     try {
       // Polled: the new harness's Redis connection is made in the background.
       const ready = await waitFor(async () => {
