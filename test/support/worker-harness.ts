@@ -5,6 +5,7 @@ import { createLogger, loadWorkerConfig } from '@worktrack/config';
 import { createHarness, type Harness } from './api-harness';
 import { exitCode, freePort, runBundled, waitForHttp } from './processes';
 import { startReceiver, type Receiver } from './receiver';
+import { copyTemplateDatabase } from './template-copy';
 import { startWorker } from '../../services/worker/src/compose';
 
 /** Test-sized settings: quick retries and sweep, loopback receivers allowed, a health port of its own. */
@@ -89,24 +90,28 @@ export interface OwnQueues {
 }
 
 /**
- * A harness under a Redis prefix of its own, so that cases which mostly wait (on a receiver, a rate,
- * a lease) can run at once (`it.concurrent`) without one's workers taking another's deliveries;
- * what the body started is stopped after it.
+ * A harness on a database and a Redis prefix of its own, so that cases which mostly wait (on a
+ * receiver, a rate, a lease) can run at once (`it.concurrent`) without one's workers taking another's
+ * deliveries (workers claim them in Postgres, whatever queues they consume); the workers it starts
+ * use both. What the body started is stopped after it.
  */
 export async function onOwnQueues(body: (queues: OwnQueues) => Promise<void>): Promise<void> {
-  const h = createHarness({ WEBHOOK_ALLOWED_HOSTS: '127.0.0.1' });
+  const databaseUrl = await copyTemplateDatabase();
+  const h = createHarness({ WEBHOOK_ALLOWED_HOSTS: '127.0.0.1', DATABASE_URL: databaseUrl });
   const workers: ChildProcess[] = [];
   const receivers: Receiver[] = [];
   try {
     await body({
       h,
       async startWorkerProcesses(count, env = {}) {
-        const started = await Promise.all(Array.from({ length: count }, () => startWorkerProcess({ prefix: h.deps.config.redisPrefix, env })));
+        const started = await Promise.all(
+          Array.from({ length: count }, () => startWorkerProcess({ prefix: h.deps.config.redisPrefix, env: { DATABASE_URL: databaseUrl, ...env } })),
+        );
         workers.push(...started);
         return started;
       },
       async startStandbyWorkerProcess(env = {}) {
-        const worker = await startWorkerProcess({ prefix: h.deps.config.redisPrefix, env });
+        const worker = await startWorkerProcess({ prefix: h.deps.config.redisPrefix, env: { DATABASE_URL: databaseUrl, ...env } });
         workers.push(worker);
         worker.kill('SIGSTOP');
         return { resume: () => worker.kill('SIGCONT') };

@@ -1,4 +1,5 @@
 import { exitCode } from '@test-support/processes';
+import { as, createOrg } from '@test-support/api-harness';
 import { waitFor } from '@test-support/wait-for';
 import { createProjects, tenant } from '@test-support/delivery-tenants';
 import { onOwnQueues } from '@test-support/worker-harness';
@@ -56,15 +57,20 @@ describe('caps across worker processes', () => {
         // The survivor is ready before the crash: what is timed is the takeover, not a process's start,
         // and the held attempts cannot reach their deadline while it starts.
         const survivor = await startStandbyWorkerProcess();
-        const { org, webhookIds } = await tenant(h, [receiver.url], { maxConcurrency: held });
+        const org = await createOrg(h.db);
+        const projectId = (await as(h.app, org.liveKey).post('/v1/projects', { name: 'Capped' }).expect(201)).body.id;
+        const subscription = await as(h.app, org.liveKey).post('/v1/webhooks', { url: receiver.url, events: ['task.created'], maxConcurrency: held });
+        expect(subscription.status).toBe(201);
+        const webhookId = subscription.body.id as string;
         const [doomed] = await startWorkerProcesses(1);
 
-        await createProjects(h, org, 4);
+        // Four events in one commit: the two attempts the cap lets through start together, so neither
+        // nears its deadline before the crash.
+        const operations = Array.from({ length: 4 }, (_, i) => ({ op: 'create', data: { title: `Capped ${i}`, projectId } }));
+        await as(h.app, org.liveKey).post('/v1/tasks/bulk', { operations }).expect(200);
         await receiver.waitForCount(held);
         // The other two wait under the cap while the held attempts are in flight.
-        await waitFor(async () =>
-          (await h.db.delivery.count({ where: { webhookId: webhookIds[0], status: 'pending', lockedUntil: null } })) === 2 ? true : undefined,
-        );
+        await waitFor(async () => ((await h.db.delivery.count({ where: { webhookId, status: 'pending', lockedUntil: null } })) === 2 ? true : undefined));
         expect(receiver.received).toHaveLength(held);
 
         const killedAt = Date.now();
@@ -80,7 +86,7 @@ describe('caps across worker processes', () => {
           intervalMs: 50,
         });
         console.info(`killed worker's capped attempts taken over ${Date.now() - killedAt} ms after SIGKILL`);
-        await waitFor(async () => ((await h.db.delivery.count({ where: { webhookId: webhookIds[0], status: 'succeeded' } })) === 4 ? true : undefined), {
+        await waitFor(async () => ((await h.db.delivery.count({ where: { webhookId, status: 'succeeded' } })) === 4 ? true : undefined), {
           timeoutMs: 20_000,
         });
         expect(receiver.load.maxOpen).toBe(held);

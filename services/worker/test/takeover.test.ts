@@ -9,15 +9,23 @@ import { onOwnQueues, startTestWorker } from '@test-support/worker-harness';
 // mostly wait (on a lease, a slow receiver): they run at once, each on queues of its own.
 const TAKEOVER_LIMIT_MS = 10_000;
 
-async function subscribe(h: Harness, url: string) {
+/** `count` subscriptions of a new organization to project.created at `url`: a project then makes a delivery to each. */
+async function subscribe(h: Harness, url: string, count = 1) {
   const org = await createOrg(h.db);
-  const res = await as(h.app, org.liveKey).post('/v1/webhooks', { url, events: ['project.created'] });
-  expect(res.status).toBe(201);
-  return { org, webhookId: res.body.id as string };
+  const webhookIds: string[] = [];
+  for (let i = 0; i < count; i += 1) {
+    const res = await as(h.app, org.liveKey).post('/v1/webhooks', { url, events: ['project.created'] });
+    expect(res.status).toBe(201);
+    webhookIds.push(res.body.id as string);
+  }
+  return { org, webhookIds };
 }
 
-const attemptsOf = (h: Harness, webhookId: string) =>
-  h.db.delivery.findMany({ where: { webhookId }, select: { status: true, attempts: { select: { attemptNumber: true, responseStatus: true } } } });
+const attemptsOf = (h: Harness, webhookIds: string[]) =>
+  h.db.delivery.findMany({
+    where: { webhookId: { in: webhookIds } },
+    select: { status: true, attempts: { select: { attemptNumber: true, responseStatus: true } } },
+  });
 
 // Concurrent cases run at once only as siblings: one block.
 describe('a worker and its deliveries', () => {
@@ -31,11 +39,9 @@ describe('a worker and its deliveries', () => {
         // and the held attempts cannot reach their deadline while it starts.
         const survivor = await startStandbyWorkerProcess();
         const [doomed] = await startWorkerProcesses(1);
-        const { org, webhookId } = await subscribe(h, receiver.url);
-        for (let i = 0; i < held; i += 1)
-          await as(h.app, org.liveKey)
-            .post('/v1/projects', { name: `Crash ${i}` })
-            .expect(201);
+        // One event, a delivery to each subscription: the held attempts start together.
+        const { org, webhookIds } = await subscribe(h, receiver.url, held);
+        await as(h.app, org.liveKey).post('/v1/projects', { name: 'Crash' }).expect(201);
         await receiver.waitForCount(held);
 
         const killedAt = Date.now();
@@ -43,8 +49,8 @@ describe('a worker and its deliveries', () => {
         survivor.resume();
         const deliveries = await waitFor(
           async () => {
-            const all = await attemptsOf(h, webhookId);
-            return all.every((d) => d.status === 'succeeded') ? all : undefined;
+            const all = await attemptsOf(h, webhookIds);
+            return all.length === held && all.every((d) => d.status === 'succeeded') ? all : undefined;
           },
           { timeoutMs: killedAt + TAKEOVER_LIMIT_MS - Date.now(), intervalMs: 50 },
         );
@@ -65,12 +71,12 @@ describe('a worker and its deliveries', () => {
       onOwnQueues(async ({ h, receiverFor }) => {
         const receiver = await receiverFor(() => ({ status: 200, delayMs: 4_000 }));
         const shipped = { WEBHOOK_TIMEOUT_MS: '5000' };
-        const workers = [0, 1].map(() => startTestWorker({ prefix: h.deps.config.redisPrefix, env: shipped }));
+        const workers = [0, 1].map(() => startTestWorker({ prefix: h.deps.config.redisPrefix, env: { ...shipped, DATABASE_URL: h.deps.config.databaseUrl } }));
         try {
-          const { org, webhookId } = await subscribe(h, receiver.url);
+          const { org, webhookIds } = await subscribe(h, receiver.url);
           await as(h.app, org.liveKey).post('/v1/projects', { name: 'Slow' }).expect(201);
           const [delivery] = await waitFor(async () => {
-            const all = await attemptsOf(h, webhookId);
+            const all = await attemptsOf(h, webhookIds);
             return all[0]?.status === 'succeeded' ? all : undefined;
           });
           expect(delivery!.attempts).toEqual([{ attemptNumber: 1, responseStatus: 200 }]);
@@ -91,10 +97,10 @@ describe('a worker and its deliveries', () => {
         const firstMayAnswer = deferred();
         const receiver = await receiverFor((n) => (n === 0 ? { until: firstMayAnswer.promise } : {}));
         const [doomed] = await startWorkerProcesses(1, quick);
-        const rowLock = new Client({ connectionString: process.env.DATABASE_URL });
+        const rowLock = new Client({ connectionString: h.deps.config.databaseUrl });
         await rowLock.connect();
         try {
-          const { org, webhookId } = await subscribe(h, receiver.url);
+          const { org, webhookIds } = await subscribe(h, receiver.url);
           await as(h.app, org.liveKey).post('/v1/projects', { name: 'Repeated' }).expect(201);
           await waitFor(async () => (receiver.received.length === 1 ? true : undefined));
           const { deliveryId } = receiver.received[0]!.json;
@@ -120,7 +126,7 @@ describe('a worker and its deliveries', () => {
 
           const [delivery] = await waitFor(
             async () => {
-              const all = await attemptsOf(h, webhookId);
+              const all = await attemptsOf(h, webhookIds);
               return all[0]?.status === 'succeeded' ? all : undefined;
             },
             { timeoutMs: 15_000, intervalMs: 50 },
