@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import os from 'node:os';
 import path from 'node:path';
 import { runBundleDir } from './support/run-bundle';
-import { runDocumentPath, runValidatorsPath } from './support/run-document';
+import { runDocumentPath } from './support/run-document';
 import { BUILD_BUNDLE } from './sequencer';
 
 /** Runs a Node script of the repository to its end; what it prints is shown only if it fails. */
@@ -20,8 +20,8 @@ function runScript(args: string[], env: NodeJS.ProcessEnv): Promise<void> {
 /**
  * Creates and migrates this run's template database. Each test file then gets its own copy
  * (test/database-per-file.ts), so files running in parallel never see each other's rows. Meanwhile
- * writes the OpenAPI document every file's conformance checks read, and their validators (converting
- * every schema and compiling its validator cost seconds, once per run rather than once per file) and, when the run's files need it (the
+ * writes the OpenAPI document every file's conformance checks read (converting every schema costs
+ * about a second, once per run rather than once per file) and, when the run's files need it (the
  * sequencer tells), builds the production bundle they start as processes (test/support/run-bundle.ts).
  */
 export default async function globalSetup(): Promise<void> {
@@ -35,7 +35,7 @@ export default async function globalSetup(): Promise<void> {
   process.env.WORKTRACK_TEST_TEMPLATE = url.pathname.slice(1);
   await Promise.all([
     runScript(['scripts/prisma.mjs', 'deploy'], { ...process.env, DATABASE_URL: url.toString() }),
-    runScript(['--import', 'tsx', 'test/support/write-run-document.ts', runDocumentPath(), runValidatorsPath()], process.env),
+    runScript(['--import', 'tsx', 'test/support/write-run-document.ts', runDocumentPath()], process.env),
     process.env[BUILD_BUNDLE] && runScript(['scripts/build.mjs', '--outdir', runBundleDir()], process.env),
   ]);
   process.env.DATABASE_URL = url.toString();

@@ -1,14 +1,13 @@
 import { rmSync } from 'node:fs';
 import { Client } from 'pg';
 import { runBundleDir } from './support/run-bundle';
-import { runDocumentPath, runValidatorsPath } from './support/run-document';
+import { runDocumentPath } from './support/run-document';
 
-/** Drops the run's template and every per-file copy, and removes the run's OpenAPI document, its validators and the bundle. */
+/** Drops the run's template and every per-file copy, and removes the run's OpenAPI document and bundle. */
 export default async function globalTeardown(): Promise<void> {
   const template = process.env.WORKTRACK_TEST_TEMPLATE;
   if (!template?.startsWith('worktrack_test_')) return;
   rmSync(runDocumentPath(), { force: true });
-  rmSync(runValidatorsPath(), { force: true });
   rmSync(runBundleDir(), { recursive: true, force: true });
   const url = new URL(process.env.DATABASE_URL!);
   url.pathname = '/postgres';

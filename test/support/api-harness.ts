@@ -9,7 +9,7 @@ import { newId, unscopedData, type Db, type SqlPool, type Mode, type Plan, type 
 import { composeApi } from '../../services/api/src/compose';
 import { KEY_CACHE_LIFETIME_MS } from '../../services/api/src/http/auth';
 import { Conformance } from './openapi-conformance';
-import { runDocument, runValidators } from './run-document';
+import { runDocument } from './run-document';
 import type { AppDeps } from '../../services/api/src/deps';
 import { issueApiKey } from '../../services/api/src/modules/api-keys/issue-api-key';
 import { bootstrapOrganization, type BootstrapResult } from '../../services/api/src/modules/organizations/bootstrap-organization';
@@ -129,7 +129,7 @@ function serverOf(app: Express): http.Server {
  * app serves, so a response that disagrees with the document fails the test that made it.
  */
 export function client(app: Express) {
-  const checker = (conformance ??= new Conformance(runDocument(), runValidators()));
+  const checker = (conformance ??= new Conformance(runDocument()));
   const server = serverOf(app);
   const checked = (method: 'get' | 'post' | 'patch' | 'delete', path: string) =>
     request(server)

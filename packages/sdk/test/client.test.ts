@@ -2,7 +2,7 @@ import { once } from 'node:events';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Response as SupertestResponse } from 'supertest';
-import { runDocument, runValidators } from '@test-support/run-document.js';
+import { runDocument } from '@test-support/run-document.js';
 import { Conformance } from '@test-support/openapi-conformance.js';
 import { createHarness, createOrg, type Harness, type TestOrg } from '@test-support/api-harness.js';
 import { bulkTasks, createClient, unwrap, WorktrackApiError, type ClientOptions, type Task, type WorktrackClient } from '../src/index.js';
@@ -19,7 +19,7 @@ beforeAll(async () => {
   await once(server, 'listening');
   baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   org = await createOrg(h.db);
-  conformance = new Conformance(runDocument(), runValidators());
+  conformance = new Conformance(runDocument());
 });
 afterAll(async () => {
   server.closeAllConnections();
