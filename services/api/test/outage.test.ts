@@ -40,16 +40,20 @@ const requests = [
 describe('a Postgres restart', () => {
   it('answers 503 unavailable, never 500, while the connections are terminated', async () => {
     const answers: { status: number; body: { error?: { code?: string } } }[] = [];
-    for (let round = 0; round < 40; round++) {
+    // At least 40 rounds, and on until one request was cut mid-query (a starved machine may start a
+    // batch's queries only after the terminations, on fresh connections); bounded.
+    const deadline = Date.now() + 20_000;
+    const cutOnce = () => answers.some(({ status }) => status === 503);
+    for (let round = 0; round < 40 || (!cutOnce() && Date.now() < deadline); round++) {
       const batch = Array.from({ length: 3 }, () => requests.map((send) => send())).flat();
       // Terminates while the batch is in flight: some queries die mid-way, some connections idle in the pool.
       await Promise.all([terminateBackends(), ...batch.map(async (req) => answers.push(await req))]);
     }
     const wrong = answers.filter(({ status, body }) => !(status < 300 || (status === 503 && body.error?.code === 'unavailable')));
     expect(wrong).toEqual([]);
-    expect(answers.some(({ status }) => status === 503)).toBe(true);
+    expect(cutOnce()).toBe(true);
     expect((await as(h.app, org.liveKey).get('/v1/tasks')).status).toBe(200);
-  });
+  }, 45_000);
 });
 
 describe('the outage classifier', () => {
