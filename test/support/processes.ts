@@ -7,7 +7,6 @@ import { runBundleDir } from './run-bundle';
 
 export const repoRoot = path.resolve(__dirname, '..', '..');
 
-/** A port that was free a moment ago. */
 /**
  * A port nothing listens on, for a service that must be unreachable: privileged and below the
  * ephemeral range that `freePort` draws from, so no test's server takes it meanwhile (a port found
@@ -15,6 +14,7 @@ export const repoRoot = path.resolve(__dirname, '..', '..');
  */
 export const CLOSED_PORT = 1;
 
+/** A port that was free a moment ago. */
 export async function freePort(): Promise<number> {
   const server = net.createServer().listen(0, '127.0.0.1');
   await once(server, 'listening');
@@ -57,8 +57,8 @@ export function spawnLogged(
  * after the timeout is killed.
  */
 export async function exitCode(child: ChildProcess, timeoutMs = 20_000): Promise<number | null> {
-  const closed = child.stdout === null || child.stdout.closed;
-  if ((child.exitCode !== null || child.signalCode !== null) && closed) return child.exitCode;
+  const read = [child.stdout, child.stderr].every((stream) => stream === null || stream.closed);
+  if ((child.exitCode !== null || child.signalCode !== null) && read) return child.exitCode;
   const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
   const [code] = (await once(child, 'close')) as [number | null];
   clearTimeout(timer);
