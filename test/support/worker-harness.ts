@@ -75,7 +75,7 @@ export async function startWorkerProcess({ prefix, env = {}, readyWithinMs }: Te
   return child;
 }
 
-export interface OwnQueues {
+export interface OwnDatabaseAndQueues {
   h: Harness;
   /** Worker processes on these queues, started together; stopped (SIGTERM) after the body unless it killed them. */
   startWorkerProcesses(count: number, env?: NodeJS.ProcessEnv): Promise<ChildProcess[]>;
@@ -95,24 +95,22 @@ export interface OwnQueues {
  * deliveries (workers claim them in Postgres, whatever queues they consume); the workers it starts
  * use both. What the body started is stopped after it.
  */
-export async function onOwnQueues(body: (queues: OwnQueues) => Promise<void>): Promise<void> {
+export async function onOwnDatabaseAndQueues(body: (queues: OwnDatabaseAndQueues) => Promise<void>): Promise<void> {
   const databaseUrl = await copyTemplateDatabase();
   const h = createHarness({ WEBHOOK_ALLOWED_HOSTS: '127.0.0.1', DATABASE_URL: databaseUrl });
   const workers: ChildProcess[] = [];
   const receivers: Receiver[] = [];
+  const start = async (env: NodeJS.ProcessEnv) => {
+    const worker = await startWorkerProcess({ prefix: h.deps.config.redisPrefix, env: { DATABASE_URL: databaseUrl, ...env } });
+    workers.push(worker);
+    return worker;
+  };
   try {
     await body({
       h,
-      async startWorkerProcesses(count, env = {}) {
-        const started = await Promise.all(
-          Array.from({ length: count }, () => startWorkerProcess({ prefix: h.deps.config.redisPrefix, env: { DATABASE_URL: databaseUrl, ...env } })),
-        );
-        workers.push(...started);
-        return started;
-      },
+      startWorkerProcesses: (count, env = {}) => Promise.all(Array.from({ length: count }, () => start(env))),
       async startStandbyWorkerProcess(env = {}) {
-        const worker = await startWorkerProcess({ prefix: h.deps.config.redisPrefix, env: { DATABASE_URL: databaseUrl, ...env } });
-        workers.push(worker);
+        const worker = await start(env);
         worker.kill('SIGSTOP');
         return { resume: () => worker.kill('SIGCONT') };
       },

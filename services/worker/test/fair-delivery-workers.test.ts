@@ -2,18 +2,18 @@ import { exitCode } from '@test-support/processes';
 import { as, createOrg } from '@test-support/api-harness';
 import { waitFor } from '@test-support/wait-for';
 import { createProjects, tenant } from '@test-support/delivery-tenants';
-import { onOwnQueues } from '@test-support/worker-harness';
+import { onOwnDatabaseAndQueues } from '@test-support/worker-harness';
 
 // docs/decisions.md#fair-delivery: a subscription's caps hold across every worker, and a killed worker's capped
 // attempts are taken over (docs/decisions.md#operations: within 10 s) without breaking them. Each case mostly
-// waits (on the receiver, the rate, a lease): the cases run at once, each on queues of its own.
+// waits (on the receiver, the rate, a lease): the cases run at once, each on a database and queues of its own.
 
 // Concurrent cases run at once only as siblings: one block.
 describe('caps across worker processes', () => {
   it.concurrent(
     'maxConcurrency holds across two worker processes: never more attempts open at the receiver, and all of them made',
     () =>
-      onOwnQueues(async ({ h, startWorkerProcesses, receiverFor }) => {
+      onOwnDatabaseAndQueues(async ({ h, startWorkerProcesses, receiverFor }) => {
         const receiver = await receiverFor(() => ({ status: 200, delayMs: 300 }));
         const { org, webhookIds } = await tenant(h, [receiver.url], { maxConcurrency: 3 });
         await startWorkerProcesses(2);
@@ -30,7 +30,7 @@ describe('caps across worker processes', () => {
   it.concurrent(
     'rateLimit holds across two worker processes within 10% over 10 s',
     () =>
-      onOwnQueues(async ({ h, startWorkerProcesses, receiverFor }) => {
+      onOwnDatabaseAndQueues(async ({ h, startWorkerProcesses, receiverFor }) => {
         const rate = 10;
         const receiver = await receiverFor();
         const { org } = await tenant(h, [receiver.url], { rateLimit: rate });
@@ -51,7 +51,7 @@ describe('caps across worker processes', () => {
   it.concurrent(
     'a killed worker has its capped attempts taken over within 10 s, the cap held meanwhile',
     () =>
-      onOwnQueues(async ({ h, startWorkerProcesses, startStandbyWorkerProcess, receiverFor }) => {
+      onOwnDatabaseAndQueues(async ({ h, startWorkerProcesses, startStandbyWorkerProcess, receiverFor }) => {
         const held = 2;
         const receiver = await receiverFor((n) => (n < held ? 'hold' : { status: 200 }));
         // The survivor is ready before the crash: what is timed is the takeover, not a process's start,

@@ -2,11 +2,11 @@ import { Client } from 'pg';
 import { as, createOrg, type Harness } from '@test-support/api-harness';
 import { waitFor } from '@test-support/wait-for';
 import { deferred } from '@test-support/receiver';
-import { onOwnQueues, startTestWorker } from '@test-support/worker-harness';
+import { onOwnDatabaseAndQueues, startTestWorker } from '@test-support/worker-harness';
 
 // docs/decisions.md#operations: a killed worker's work is taken over within 10 s, and a slow receiver (up to the
 // 5 s deadline) is never taken for a dead worker. Both run with the shipped lock, lease and deadline. The cases
-// mostly wait (on a lease, a slow receiver): they run at once, each on queues of its own.
+// mostly wait (on a lease, a slow receiver): they run at once, each on a database and queues of its own.
 const TAKEOVER_LIMIT_MS = 10_000;
 
 /** `count` subscriptions of a new organization to project.created at `url`: a project then makes a delivery to each. */
@@ -32,7 +32,7 @@ describe('a worker and its deliveries', () => {
   it.concurrent(
     `killed, has its deliveries taken over within ${TAKEOVER_LIMIT_MS / 1000} s`,
     () =>
-      onOwnQueues(async ({ h, startWorkerProcesses, startStandbyWorkerProcess, receiverFor }) => {
+      onOwnDatabaseAndQueues(async ({ h, startWorkerProcesses, startStandbyWorkerProcess, receiverFor }) => {
         const held = 3;
         const receiver = await receiverFor((n) => (n < held ? 'hold' : { status: 200 }));
         // The survivor is ready before the crash: what is timed is the takeover, not a process's start,
@@ -68,7 +68,7 @@ describe('a worker and its deliveries', () => {
   it.concurrent(
     'to a slow receiver, is never taken for a dead worker: one attempt, though a second worker is idle',
     () =>
-      onOwnQueues(async ({ h, receiverFor }) => {
+      onOwnDatabaseAndQueues(async ({ h, receiverFor }) => {
         const receiver = await receiverFor(() => ({ status: 200, delayMs: 4_000 }));
         const shipped = { WEBHOOK_TIMEOUT_MS: '5000' };
         const workers = [0, 1].map(() => startTestWorker({ prefix: h.deps.config.redisPrefix, env: { ...shipped, DATABASE_URL: h.deps.config.databaseUrl } }));
@@ -91,7 +91,7 @@ describe('a worker and its deliveries', () => {
   it.concurrent(
     'killed between a POST and the group write recording it, has the attempt made again by another worker: a repeat, never a loss',
     () =>
-      onOwnQueues(async ({ h, startWorkerProcesses, receiverFor }) => {
+      onOwnDatabaseAndQueues(async ({ h, startWorkerProcesses, receiverFor }) => {
         const quick = { WEBHOOK_TIMEOUT_MS: '2000', WORKER_LOCK_DURATION_MS: '1000' };
         // The first request waits for the gate; the others get 200 at once.
         const firstMayAnswer = deferred();
