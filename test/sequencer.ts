@@ -24,7 +24,7 @@ export function missingChromium(): string | undefined {
 const drivesChromium = (test: Test): boolean => readFileSync(test.path, 'utf8').includes('support/browser');
 
 /** A test file that starts services from the run's production bundle (test/support/run-bundle.ts). */
-const startsBundle = (test: Test): boolean => /\b(startWorkerProcesses?|runBundled|runBundleDir)\(/.test(readFileSync(test.path, 'utf8'));
+const startsBundle = (test: Test): boolean => /\b(start(Standby)?WorkerProcess(es)?|runBundled|runBundleDir)\(/.test(readFileSync(test.path, 'utf8'));
 
 /** Tells test/global-setup.ts whether the run needs the production bundle built (about 2 s, more on a busy machine). */
 export const BUILD_BUNDLE = 'WORKTRACK_TEST_BUILD_BUNDLE';
