@@ -31,14 +31,26 @@ export interface WebhookBench {
 }
 
 const SUBSCRIPTIONS = 2;
-const SECRET = 'bench-secret-value';
+export const SECRET = 'bench-secret-value';
 /** Hash-tagged, so that it is one slot on a Redis Cluster too. */
-const BASELINE_QUEUE = '{bench-baseline-deliveries}';
+export const BASELINE_QUEUE = '{bench-baseline-deliveries}';
 const CHUNK = 1_000;
 const CONNECTIONS = 50;
 
-async function inChunks<T>(items: T[], add: (chunk: T[]) => Promise<unknown>): Promise<void> {
-  for (let i = 0; i < items.length; i += CHUNK) await add(items.slice(i, i + CHUNK));
+export async function inChunks<T>(items: T[], add: (chunk: T[]) => Promise<unknown>, chunk = CHUNK): Promise<void> {
+  for (let i = 0; i < items.length; i += chunk) await add(items.slice(i, i + chunk));
+}
+
+/** A delivery body as the worker sends it, for the bare baseline's jobs. */
+export function deliveryBody(organizationId: string, projectId: string, userId: string): string {
+  return JSON.stringify({
+    event: 'task.created',
+    timestamp: new Date().toISOString(),
+    webhookId: newId('webhook'),
+    deliveryId: newId('delivery'),
+    data: taskRecord(projectId, userId),
+    organization: { id: organizationId, name: 'Bench hooks' },
+  });
 }
 
 async function drain(receiver: Receiver, label: string, count: number, pids: number[], bench: WebhookBench, produce: () => Promise<void>): Promise<Measured> {
@@ -121,20 +133,10 @@ export async function benchWebhooks(bench: WebhookBench): Promise<void> {
     for (let i = 0; i < SUBSCRIPTIONS; i++) await api('/v1/webhooks', { url: receiver.url, events: ['task.created'], secret: SECRET, maxConcurrency: 100 });
     const project = await api('/v1/projects', { name: 'Hooks' });
     const deliveries = bench.events * SUBSCRIPTIONS;
-    const deliveryBody = () =>
-      JSON.stringify({
-        event: 'task.created',
-        timestamp: new Date().toISOString(),
-        webhookId: newId('webhook'),
-        deliveryId: newId('delivery'),
-        data: taskRecord(project.id, bench.organization.userId),
-        organization: { id: bench.organization.id, name: 'Bench hooks' },
-      });
+    const body = () => deliveryBody(bench.organization.id, project.id, bench.organization.userId);
 
     const bare = await drain(receiver, 'bare BullMQ + undici', deliveries, [baseline.pid], bench, () =>
-      inChunks(Array.from({ length: deliveries }, deliveryBody), (bodies) =>
-        baselineQueue.addBulk(bodies.map((body) => ({ name: 'deliver', data: { body } }))),
-      ),
+      inChunks(Array.from({ length: deliveries }, body), (bodies) => baselineQueue.addBulk(bodies.map((body) => ({ name: 'deliver', data: { body } })))),
     );
     // The events as create-task.ts writes and publishes them, minus the HTTP request: this measures the worker.
     const eventIds = Array.from({ length: bench.events }, () => newId('event'));
@@ -185,7 +187,7 @@ export async function benchWebhooks(bench: WebhookBench): Promise<void> {
       [baseline.pid],
       bench,
       async () => {
-        await baselineQueue.add('deliver', { body: deliveryBody() });
+        await baselineQueue.add('deliver', { body: body() });
       },
       1,
     );
