@@ -1,5 +1,5 @@
 import { PrismaPg } from '@prisma/adapter-pg';
-import { Client, Pool, type QueryConfig } from 'pg';
+import { Client, Pool, type PoolClient, type QueryConfig } from 'pg';
 import { type Prisma, PrismaClient } from './generated/prisma/client';
 
 export type Db = PrismaClient;
@@ -43,7 +43,7 @@ class UnnamedStatementClient extends Client {
 }
 
 /**
- * Prisma on a `pg` pool of `poolSize` connections, and that pool itself: the hot statements run on
+ * Prisma (made at its first use) on a `pg` pool of `poolSize` connections, and that pool itself: the hot statements run on
  * it directly (a statement through Prisma costs 2-3x the Node CPU), sharing its connections.
  * Nothing here holds session state across transactions (no advisory lock, LISTEN or plain SET; the
  * claim's settings are its function's own), so with `pooler: 'pgbouncer'` dropping the statements'
@@ -62,23 +62,66 @@ export function createDatabase(databaseUrl: string, { poolSize = 10, pooler = 'n
   // and the client is released as broken, so there too the event itself is only acknowledged.
   pool.on('error', () => undefined);
   pool.on('connect', (client) => client.on('error', () => undefined));
-  const db = new PrismaClient({ adapter: new PrismaPg(pool) });
+  const prisma = prismaOnFirstUse(pool);
   return {
-    db,
+    db: prisma.db,
     pool,
     async close() {
-      await db.$disconnect();
+      await prisma.disconnect();
       await pool.end();
     },
   };
 }
 
 /**
- * A statement built with `Prisma.sql` (its values bound, never spliced), run on the pool: for the hot
- * reads whose SQL is composed per request, such as the lists' pages and totals.
+ * Prisma on `pool`, made when something first reads a property of `db`. Making the client takes a
+ * few megabytes of heap, and its first query loads its WebAssembly query compiler, whose compilation
+ * leaves some 30 MB resident: a process whose work stays on the pool's statements (an API replica
+ * serving task lists and creates, health checks and key lookups) never pays either.
  */
-export async function queryOnPool<Row>(pool: SqlPool, statement: Prisma.Sql): Promise<Row[]> {
+function prismaOnFirstUse(pool: Pool): { db: Db; disconnect(): Promise<void> } {
+  let client: Db | undefined;
+  const made = () => (client ??= new PrismaClient({ adapter: new PrismaPg(pool) }));
+  // Methods are bound to the client itself, so that inside them `this` is the client, not the proxy.
+  const bound = new Map<PropertyKey, unknown>();
+  const db = new Proxy({} as Db, {
+    get(_target, property) {
+      const value: unknown = Reflect.get(made(), property);
+      if (typeof value !== 'function') return value;
+      if (!bound.has(property)) bound.set(property, value.bind(client));
+      return bound.get(property);
+    },
+  });
+  return { db, disconnect: async () => client?.$disconnect() };
+}
+
+/**
+ * A statement built with `Prisma.sql` (its values bound, never spliced), run on the pool or on one of
+ * its connections: for the hot reads whose SQL is composed per request, such as the lists' pages and
+ * totals, and for raw SQL that needs nothing of Prisma.
+ */
+export async function queryOnPool<Row>(pool: SqlPool | PoolClient, statement: Prisma.Sql): Promise<Row[]> {
   return (await pool.query(statement.text, statement.values)).rows as Row[];
+}
+
+/** Runs `work` in one transaction on a connection of the pool: raw SQL that needs nothing of Prisma. */
+export async function transactionOnPool<T>(pool: SqlPool, work: (connection: PoolClient) => Promise<T>): Promise<T> {
+  const connection = await pool.connect();
+  let broken = false;
+  try {
+    await connection.query('BEGIN');
+    const result = await work(connection);
+    await connection.query('COMMIT');
+    return result;
+  } catch (err) {
+    await connection.query('ROLLBACK').catch(() => {
+      broken = true;
+    });
+    throw err;
+  } finally {
+    // A connection whose rollback failed is in no known state: the pool closes it.
+    connection.release(broken);
+  }
 }
 
 /** Prisma alone, for tools that need no hot statement. */

@@ -1,7 +1,7 @@
 export { checkDatabase } from './database-check';
 export { createDatabase, createDb, queryOnPool, type Database, type DatabaseOptions, type DatabasePooler, type Db, type SqlPool, type Tx } from './client';
 export { tenantData, tenantHandles, type TenantData, type TenantTx } from './data/tenant';
-export { unscopedData, type UnscopedData, type UnscopedTx } from './data/unscoped';
+export { unscopedData, type UnscopedData, type UnscopedPrismaData, type UnscopedTx } from './data/unscoped';
 export type { LockableTable } from './data/connection';
 export { pageSql, type PageWindow, type RowSource } from './data/listing';
 export { TASK_SORT_KEYS, taskConditions, type TaskFilter, type TaskSortField } from './data/tasks';

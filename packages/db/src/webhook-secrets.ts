@@ -1,4 +1,4 @@
-import type { Db } from './client';
+import { queryOnPool, transactionOnPool, type SqlPool } from './client';
 import { Prisma } from './generated/prisma/client';
 import { SEALED_PATTERN, webhookHeadersContext, webhookSecretContext, type SecretBox } from './secrets';
 
@@ -32,7 +32,7 @@ const BATCH = 500;
  * share the work; a write racing it seals its own values anyway. Idempotent: a second pass finds
  * nothing to do.
  */
-export async function resealWebhookSecrets(db: Db, box: SecretBox): Promise<ResealReport> {
+export async function resealWebhookSecrets(pool: SqlPool, box: SecretBox): Promise<ResealReport> {
   const report: ResealReport = { sealed: 0, resealed: 0, unreadable: 0, remaining: 0 };
   const older = box.olderKeyIds;
   const due = (column: string) => {
@@ -51,12 +51,15 @@ export async function resealWebhookSecrets(db: Db, box: SecretBox): Promise<Rese
   let after = '';
   for (;;) {
     const done = { sealed: 0, resealed: 0, unreadable: 0 };
-    const rows = await db.$transaction(async (tx) => {
-      const rows = await tx.$queryRaw<Row[]>`
-        SELECT id, secret, "previousSecret", "headersSealed" FROM "Webhook"
-        WHERE id > ${after} AND (${due('secret')} OR ${due('previousSecret')} OR ${due('headersSealed')})
-        ORDER BY id LIMIT ${BATCH}
-        FOR UPDATE SKIP LOCKED`;
+    const rows = await transactionOnPool(pool, async (connection) => {
+      const rows = await queryOnPool<Row>(
+        connection,
+        Prisma.sql`
+          SELECT id, secret, "previousSecret", "headersSealed" FROM "Webhook"
+          WHERE id > ${after} AND (${due('secret')} OR ${due('previousSecret')} OR ${due('headersSealed')})
+          ORDER BY id LIMIT ${BATCH}
+          FOR UPDATE SKIP LOCKED`,
+      );
       const updates: Row[] = [];
       for (const row of rows) {
         const context = webhookSecretContext(row.id);
@@ -71,10 +74,13 @@ export async function resealWebhookSecrets(db: Db, box: SecretBox): Promise<Rese
         }
       }
       if (updates.length > 0) {
-        await tx.$executeRaw`
-          UPDATE "Webhook" AS w SET secret = v.secret, "previousSecret" = v."previousSecret", "headersSealed" = v."headersSealed"
-          FROM jsonb_to_recordset(${JSON.stringify(updates)}::jsonb) AS v(id text, secret text, "previousSecret" text, "headersSealed" text)
-          WHERE w.id = v.id`;
+        await queryOnPool(
+          connection,
+          Prisma.sql`
+            UPDATE "Webhook" AS w SET secret = v.secret, "previousSecret" = v."previousSecret", "headersSealed" = v."headersSealed"
+            FROM jsonb_to_recordset(${JSON.stringify(updates)}::jsonb) AS v(id text, secret text, "previousSecret" text, "headersSealed" text)
+            WHERE w.id = v.id`,
+        );
       }
       return rows;
     });
@@ -88,11 +94,16 @@ export async function resealWebhookSecrets(db: Db, box: SecretBox): Promise<Rese
     const value = Prisma.raw(`"${column}"`);
     return Prisma.sql`(${value} ~ ${SEALED_PATTERN.source} AND split_part(${value}, ':', 2) <> ALL (${known}::text[]))`;
   };
-  const [left] = await db.$queryRaw<[{ unknown: number; remaining: number }]>`
-    SELECT count(*) FILTER (WHERE ${unknownKey('secret')} OR ${unknownKey('previousSecret')} OR ${unknownKey('headersSealed')})::int AS unknown,
-      count(*) FILTER (WHERE ${due('secret')} OR ${due('previousSecret')} OR ${due('headersSealed')}
-        OR ${unknownKey('secret')} OR ${unknownKey('previousSecret')} OR ${unknownKey('headersSealed')})::int AS remaining
-    FROM "Webhook"`;
+  const left = (
+    await queryOnPool<{ unknown: number; remaining: number }>(
+      pool,
+      Prisma.sql`
+      SELECT count(*) FILTER (WHERE ${unknownKey('secret')} OR ${unknownKey('previousSecret')} OR ${unknownKey('headersSealed')})::int AS unknown,
+        count(*) FILTER (WHERE ${due('secret')} OR ${due('previousSecret')} OR ${due('headersSealed')}
+          OR ${unknownKey('secret')} OR ${unknownKey('previousSecret')} OR ${unknownKey('headersSealed')})::int AS remaining
+        FROM "Webhook"`,
+    )
+  )[0]!;
   report.unreadable += left.unknown;
   report.remaining = left.remaining;
   return report;

@@ -78,7 +78,7 @@ describe('resealWebhookSecrets', () => {
     const lostBefore = (await stored(lost)).secret;
     const box = new SecretBox([keyB, keyA]);
 
-    const report = await resealWebhookSecrets(database.db, box);
+    const report = await resealWebhookSecrets(database.pool, box);
     expect(report).toEqual({ sealed: 2, resealed: 2, unreadable: 1, remaining: 1 });
     for (const [id, secret, previous] of [
       [plain, 'plain-current', 'plain-previous'],
@@ -96,8 +96,8 @@ describe('resealWebhookSecrets', () => {
     }
     expect((await stored(lost)).secret).toBe(lostBefore);
 
-    expect(await resealWebhookSecrets(database.db, box)).toEqual({ sealed: 0, resealed: 0, unreadable: 1, remaining: 1 });
+    expect(await resealWebhookSecrets(database.pool, box)).toEqual({ sealed: 0, resealed: 0, unreadable: 1, remaining: 1 });
     await database.db.webhook.delete({ where: { id: lost } });
-    expect(await resealWebhookSecrets(database.db, box)).toEqual({ sealed: 0, resealed: 0, unreadable: 0, remaining: 0 });
+    expect(await resealWebhookSecrets(database.pool, box)).toEqual({ sealed: 0, resealed: 0, unreadable: 0, remaining: 0 });
   });
 });

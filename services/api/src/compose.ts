@@ -2,7 +2,7 @@ import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import { redisErrorReporter, type ApiConfig, type Logger } from '@worktrack/config';
 import type { Express } from 'express';
-import { createDatabase, resealWebhookSecrets, SecretBox, tenantHandles, unscopedData, type Database, type Db } from '@worktrack/db';
+import { createDatabase, SecretBox, tenantHandles, unscopedData, type Database, type UnscopedData } from '@worktrack/db';
 import { createMailer } from '@worktrack/mail';
 import { createMetricsRegistry, registerBacklogGauges } from '@worktrack/metrics';
 import { createRedisConnection, EventPublisher, JobScheduler, queueLayout } from '@worktrack/queue';
@@ -121,7 +121,7 @@ export async function startApi(config: ApiConfig, logger: Logger): Promise<Runni
   const server = createApiServer(api.app).listen(config.port, config.host);
   await Promise.race([once(server, 'listening'), once(server, 'error').then(([err]) => Promise.reject(err as Error))]);
   const { port } = server.address() as AddressInfo;
-  const resealing = resealAtStart(api.database.db, api.deps.secrets, logger);
+  const resealing = resealAtStart(api.deps.unscoped, api.deps.secrets, logger);
 
   return {
     url: `http://${config.host}:${port}`,
@@ -145,9 +145,9 @@ export async function startApi(config: ApiConfig, logger: Logger): Promise<Runni
  * need no step of their own. Best effort: what a failure leaves, the next start (or
  * `pnpm cli secrets reseal`) seals, and meanwhile the worker still signs with those values.
  */
-async function resealAtStart(db: Db, secrets: SecretBox, logger: Logger): Promise<void> {
+async function resealAtStart(data: UnscopedData, secrets: SecretBox, logger: Logger): Promise<void> {
   try {
-    const report = await resealWebhookSecrets(db, secrets);
+    const report = await data.resealWebhookSecrets(secrets);
     if (report.sealed + report.resealed > 0) logger.info(report, 'webhook secrets sealed under SECRETS_KEY');
     if (report.unreadable > 0)
       logger.error(

@@ -1,6 +1,6 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { createLogger, loadApiConfig, loadWorkerConfig } from '@worktrack/config';
-import { newId, resealWebhookSecrets, SecretBox, webhookSecretContext } from '@worktrack/db';
+import { newId, SecretBox, webhookSecretContext } from '@worktrack/db';
 import { startApi } from '../src/compose';
 import { exitCode, runBundled } from '@test-support/processes';
 import { csrfOf, signedIn } from '@test-support/dashboard-session';
@@ -98,7 +98,7 @@ describe('rotating SECRETS_KEY', () => {
     const newKeyOnly = harnessWith({ SECRETS_KEY: newKeyValue });
     expect((await reveal(newKeyOnly, id)).status).toBe(500);
 
-    await resealWebhookSecrets(rotating.db, rotating.deps.secrets);
+    await rotating.deps.unscoped.resealWebhookSecrets(rotating.deps.secrets);
     const row = await h.db.webhook.findUniqueOrThrow({ where: { id } });
     const newKeyId = new SecretBox([Buffer.from(newKeyValue, 'base64')]).currentKeyId;
     expect([row.secret, row.previousSecret].map((value) => value!.split(':')[1])).toEqual([newKeyId, newKeyId]);

@@ -1,3 +1,5 @@
+import { queryOnPool, type SqlPool } from '../client';
+import { Prisma } from '../generated/prisma/client';
 import type { Conn } from './connection';
 import type { Mode, Plan, Role } from '../generated/prisma/enums';
 import { newId } from '../ids';
@@ -82,25 +84,31 @@ export interface InvitationPreview {
 }
 
 /**
+ * The tenant of an API key, in one query; undefined for a revoked or expired key, or one whose user is
+ * no longer a member. On the pool: each replica asks it for every key in use once a second.
+ */
+export async function resolveKey(pool: SqlPool, hash: string): Promise<KeyRow | undefined> {
+  const [row] = await queryOnPool<KeyRow>(
+    pool,
+    Prisma.sql`
+      SELECT k.id AS "keyId", k."organizationId", o.name AS "organizationName", o.plan::text AS plan,
+             o."dailyQuota", k."userId", k.mode::text AS mode, k.permissions, m.role::text AS role, k."expiresAt"
+      FROM "ApiKey" k
+      JOIN "Organization" o ON o.id = k."organizationId"
+      JOIN "Membership" m ON m."organizationId" = k."organizationId" AND m."userId" = k."userId"
+      WHERE k.hash = ${hash}
+        AND k."revokedAt" IS NULL
+        AND (k."expiresAt" IS NULL OR k."expiresAt" > now())`,
+  );
+  return row;
+}
+
+/**
  * Lookups by a credential (an API key's hash, a session's or link's token hash), before any tenant
  * is known: they find the tenant.
  */
 export function signIn(conn: Conn) {
   return {
-    /** The key's tenant in one query; undefined for a revoked or expired key, or one whose user is no longer a member. */
-    resolveKey: async (hash: string): Promise<KeyRow | undefined> => {
-      const rows = await conn.$queryRaw<KeyRow[]>`
-        SELECT k.id AS "keyId", k."organizationId", o.name AS "organizationName", o.plan::text AS plan,
-               o."dailyQuota", k."userId", k.mode::text AS mode, k.permissions, m.role::text AS role, k."expiresAt"
-        FROM "ApiKey" k
-        JOIN "Organization" o ON o.id = k."organizationId"
-        JOIN "Membership" m ON m."organizationId" = k."organizationId" AND m."userId" = k."userId"
-        WHERE k.hash = ${hash}
-          AND k."revokedAt" IS NULL
-          AND (k."expiresAt" IS NULL OR k."expiresAt" > now())`;
-      return rows[0];
-    },
-
     /**
      * Consumes a sign-in link, once and before it expires, and opens a session for its member in
      * live mode. False for an unknown, used or expired link, or one whose user has left.

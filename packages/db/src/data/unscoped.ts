@@ -1,12 +1,13 @@
 import { tailSql, tailStartSql, type FeedEvent, type FeedPosition } from './feed';
-import type { Database } from '../client';
+import { queryOnPool, type Database, type SqlPool } from '../client';
+import { Prisma } from '../generated/prisma/client';
 import type { Plan } from '../generated/prisma/enums';
 import { newId } from '../ids';
 import type { SecretBox } from '../secrets';
 import { resealWebhookSecrets } from '../webhook-secrets';
 import type { Conn } from './connection';
 import { disableNotices } from './disable-notices';
-import { dashboardLinks, insertApiKey, signIn, type NewApiKey } from './sign-in';
+import { dashboardLinks, insertApiKey, resolveKey, signIn, type NewApiKey } from './sign-in';
 
 const PRUNE_BATCH = 5_000;
 
@@ -37,16 +38,11 @@ function crossTenant(conn: Conn) {
         orderBy: { organizationId: 'asc' },
       }),
 
-    /** Answers once the database does. */
-    ping: async () => void (await conn.$queryRaw`SELECT 1`),
-
     /** The events of every tenant after a position, in feed order (an API process's one tail for its streams). */
     tailEvents: (after: FeedPosition, limit: number) => conn.$queryRaw<FeedEvent[]>(tailSql(after, limit)),
     /** Where a tail that starts now begins: before every event whose transaction has not ended. */
     tailStart: async () => (await conn.$queryRaw<FeedPosition[]>(tailStartSql))[0]!,
 
-    /** How many events wait for their fan-out (a backlog gauge). */
-    countUndispatchedEvents: () => conn.outboxEvent.count({ where: { dispatchedAt: null } }),
     /** Events still undispatched, created before `before`, oldest first: the sweep publishes them again. */
     overdueEvents: (before: Date, take: number) =>
       conn.outboxEvent.findMany({
@@ -77,20 +73,45 @@ function crossTenant(conn: Conn) {
 export type UnscopedTx = ReturnType<typeof crossTenant>;
 
 /**
+ * What a service asks of every tenant's data over and over (a key's tenant, its health check, its
+ * backlog gauge) and the sealing of secrets each API start runs: raw SQL on the pool. Through
+ * Prisma, the first of them would make its client and load its query compiler (some 30 MB resident)
+ * in a process that may need it for nothing else.
+ */
+function onPool(pool: SqlPool) {
+  return {
+    resolveKey: (hash: string) => resolveKey(pool, hash),
+    /** Answers once the database does. */
+    ping: async () => void (await pool.query('SELECT 1')),
+    /** How many events wait for their fan-out (a backlog gauge). */
+    countUndispatchedEvents: async () =>
+      (await queryOnPool<{ count: number }>(pool, Prisma.sql`SELECT count(*)::int AS count FROM "OutboxEvent" WHERE "dispatchedAt" IS NULL`))[0]!.count,
+    /** Seals every webhook secret and header set with the current key (each API start, `pnpm cli secrets reseal`). */
+    resealWebhookSecrets: (box: SecretBox) => resealWebhookSecrets(pool, box),
+  };
+}
+
+/**
+ * The data of every tenant at once through Prisma alone: what tools and fixtures holding only a
+ * client do (bootstrapping an organization, issuing keys).
+ */
+export interface UnscopedPrismaData extends UnscopedTx {
+  transaction<T>(work: (tx: UnscopedTx) => Promise<T>): Promise<T>;
+}
+
+/**
  * The data of every tenant at once, for the few jobs that are not one tenant's: finding the tenant a
  * credential belongs to, the sweep and retention, bootstrapping an organization, health checks.
  * Route handlers use `tenantData` instead.
  */
-export interface UnscopedData extends UnscopedTx {
-  transaction<T>(work: (tx: UnscopedTx) => Promise<T>): Promise<T>;
-  /** Seals every webhook secret and header set with the current key (`pnpm cli secrets reseal`). */
-  resealWebhookSecrets(box: SecretBox): ReturnType<typeof resealWebhookSecrets>;
-}
+export interface UnscopedData extends UnscopedPrismaData, ReturnType<typeof onPool> {}
 
-export function unscopedData(database: Pick<Database, 'db'>): UnscopedData {
-  return {
+export function unscopedData(database: Pick<Database, 'db' | 'pool'>): UnscopedData;
+export function unscopedData(database: Pick<Database, 'db'>): UnscopedPrismaData;
+export function unscopedData(database: Pick<Database, 'db'> & Partial<Pick<Database, 'pool'>>): UnscopedPrismaData | UnscopedData {
+  const data: UnscopedPrismaData = {
     ...crossTenant(database.db),
     transaction: (work) => database.db.$transaction((tx) => work(crossTenant(tx))),
-    resealWebhookSecrets: (box) => resealWebhookSecrets(database.db, box),
   };
+  return database.pool ? { ...data, ...onPool(database.pool) } : data;
 }

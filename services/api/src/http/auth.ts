@@ -51,7 +51,7 @@ export function bearerKey(req: Request): string {
 
 /** The key's tenant; undefined for a revoked or expired key, or one whose user is no longer a member. */
 async function resolveKey(data: UnscopedData, hash: string): Promise<ResolvedKey | undefined> {
-  const row = await data.signIn.resolveKey(hash);
+  const row = await data.resolveKey(hash);
   return (
     row && { ...row, permissions: effectivePermissions(row.permissions, row.role, row.mode), actor: { type: 'user', userId: row.userId, apiKeyId: row.keyId } }
   );

@@ -1,4 +1,4 @@
-import type { Plan, UnscopedData } from '@worktrack/db';
+import type { Plan, UnscopedPrismaData } from '@worktrack/db';
 import { issueApiKey } from '../api-keys/issue-api-key';
 
 export interface BootstrapInput {
@@ -16,7 +16,7 @@ export interface BootstrapResult {
 }
 
 /** Creates an organization with its first admin and a live and a test key with every permission. */
-export async function bootstrapOrganization(data: UnscopedData, input: BootstrapInput): Promise<BootstrapResult> {
+export async function bootstrapOrganization(data: UnscopedPrismaData, input: BootstrapInput): Promise<BootstrapResult> {
   return data.transaction(async (tx) => {
     const email = input.email.toLowerCase();
     const { organization, user } = await tx.createOrganization({ name: input.name, plan: input.plan, dailyQuota: input.dailyQuota }, email);

@@ -127,7 +127,7 @@ export class EventStreams {
     const streams = [...this.open].filter((entry) => entry.organizationId === organizationId);
     await Promise.all(
       streams.map(async (entry) => {
-        if (!(await this.deps.unscoped.signIn.resolveKey(entry.keyHash))) entry.stream.close();
+        if (!(await this.deps.unscoped.resolveKey(entry.keyHash))) entry.stream.close();
       }),
     );
   }
