@@ -4,7 +4,7 @@
 // The migrate command also needs Prisma's schema engine, a WebAssembly file it reads at run time:
 // it is copied beside the bundles and named by PRISMA_SCHEMA_ENGINE_WASM.
 // `node scripts/build.mjs --outdir DIR` builds into DIR instead (the test run builds its own copy).
-import { copyFileSync, cpSync, existsSync, readFileSync, realpathSync, rmSync } from 'node:fs';
+import { copyFileSync, cpSync, existsSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
@@ -28,6 +28,23 @@ function packageDir(name, fromDir) {
     .find((dir) => existsSync(path.join(dir, 'package.json')));
   return found && realpathSync(found);
 }
+
+// Prisma's client carries its query compiler, 3.4 MB of WebAssembly, as a base64 string in a module of
+// its own: in a bundle it would sit in the source Node keeps in memory for as long as the process
+// runs, used or not. The bundles read it from a file beside them instead, when the client first
+// needs it (an API replica that serves only the pool's statements never does).
+const QUERY_COMPILER = 'query_compiler_fast_bg.postgresql.wasm';
+const QUERY_COMPILER_MODULE = /^@prisma\/client\/runtime\/query_compiler_fast_bg\.postgresql\.wasm-base64\.js$/;
+const queryCompilerBesideBundle = {
+  name: 'query-compiler-beside-bundle',
+  setup(build) {
+    build.onResolve({ filter: QUERY_COMPILER_MODULE }, () => ({ path: QUERY_COMPILER, namespace: 'query-compiler' }));
+    build.onLoad({ filter: /.*/, namespace: 'query-compiler' }, () => ({
+      contents: `module.exports = { get wasm() { return require('node:fs').readFileSync(require('node:path').join(__dirname, '${QUERY_COMPILER}'), 'base64'); } };`,
+      loader: 'js',
+    }));
+  },
+};
 
 /** Copies package `name` and its dependencies, as installed here, into dist/node_modules: flat, nested under `parent` only where two versions meet. */
 const shipped = new Map();
@@ -61,6 +78,7 @@ await build({
   // CommonJS bundle has not: it is the bundle's own file's URL.
   define: { 'import.meta.url': '__bundleUrl' },
   banner: { js: "const __bundleUrl = require('node:url').pathToFileURL(__filename).href;" },
+  plugins: [queryCompilerBesideBundle],
 });
 await build({
   ...common,
@@ -73,6 +91,9 @@ await build({
 
 for (const name of INSTRUMENTED) ship(name, root);
 
+const dbRequire = createRequire(path.join(root, 'packages/db/package.json'));
+const { wasm } = dbRequire('@prisma/client/runtime/query_compiler_fast_bg.postgresql.wasm-base64.js');
+writeFileSync(path.join(outdir, QUERY_COMPILER), Buffer.from(wasm, 'base64'));
 const prismaDir = path.dirname(createRequire(import.meta.url).resolve('prisma/package.json'));
 copyFileSync(path.join(prismaDir, 'build/schema_engine_bg.wasm'), path.join(outdir, 'schema_engine_bg.wasm'));
 // The dashboard's stylesheet and script: the API serves them from beside its bundle.
@@ -84,5 +105,5 @@ cpSync(path.join(path.dirname(workerRequire.resolve('@bull-board/ui/package.json
 const apiRequire = createRequire(path.join(root, 'services/api/package.json'));
 cpSync(path.dirname(apiRequire.resolve('swagger-ui-dist/package.json')), path.join(outdir, 'swagger-ui'), { recursive: true });
 console.log(
-  `built ${path.relative(root, outdir) || '.'}/: api.js, worker.js, cli.js, migrate.mjs, schema_engine_bg.wasm, node_modules/ (pg, ioredis, express), bull-board-ui/, swagger-ui/`,
+  `built ${path.relative(root, outdir) || '.'}/: api.js, worker.js, cli.js, migrate.mjs, ${QUERY_COMPILER}, schema_engine_bg.wasm, node_modules/ (pg, ioredis, express), bull-board-ui/, swagger-ui/`,
 );
