@@ -30,8 +30,8 @@ export const unitProject: Project = {
   testMatch: ['**/test/**/*.unit.test.ts'],
 };
 
-/** The tests against the services: a database of its own per test file. */
-const project: Project = { ...typescript, setupFilesAfterEnv: ['<rootDir>/test/database-per-file.ts'] };
+/** The tests against the services: a database of its own per test file, and the worker's shared validators. */
+const project: Project = { ...typescript, testEnvironment: '<rootDir>/test/environment.ts', setupFilesAfterEnv: ['<rootDir>/test/database-per-file.ts'] };
 
 const config: Config = {
   projects: [

@@ -1,7 +1,14 @@
-import Ajv2020, { type ValidateFunction } from 'ajv/dist/2020';
-import addFormats from 'ajv-formats';
 import type { Response } from 'supertest';
 import type { OpenApiDocument } from '../../services/api/src/openapi/document';
+import type { ResponseValidators } from './response-validators';
+
+declare global {
+  /**
+   * The validators of the run's OpenAPI document, shared by the test files of a Jest worker
+   * (test/environment.ts): compiled once per worker rather than once per file.
+   */
+  var runResponseValidators: () => ResponseValidators;
+}
 
 interface Operation {
   responses: Record<string, { content?: Record<string, { schema: object }>; headers?: Record<string, { $ref: string }> }>;
@@ -10,17 +17,15 @@ interface Operation {
 /**
  * Checks responses against the served OpenAPI document: the status must be one the operation
  * declares, the headers it requires (ETag, Location) must be there, and the body must match that
- * status's schema. One instance per document.
+ * status's schema (the document's `validators`).
  */
 export class Conformance {
-  // References compiled once each, not inlined into every validator that uses them: most of the compile time otherwise.
-  private readonly ajv = new Ajv2020({ strict: false, allErrors: true, inlineRefs: false });
   private readonly templates: { pattern: RegExp; path: string }[];
-  private readonly compiled = new Map<string, ValidateFunction>();
 
-  constructor(private readonly document: OpenApiDocument) {
-    addFormats(this.ajv);
-    this.ajv.addSchema({ $id: 'doc', components: document.components }, 'doc');
+  constructor(
+    private readonly document: OpenApiDocument,
+    private readonly validators: ResponseValidators,
+  ) {
     this.templates = Object.keys(document.paths).map((path) => ({
       path,
       pattern: new RegExp(`^${path.replace(/\{\w+\}/g, '[^/]+')}$`),
@@ -46,19 +51,8 @@ export class Conformance {
       if (res.text) throw new Error(`${label}: the document declares no body, the response has one`);
       return;
     }
-    const validate = this.validator(`${method} ${template} ${res.status}`, schema);
+    const validate = this.validators.validator(`${method} ${template} ${res.status}`, schema);
     if (!validate(res.body))
-      throw new Error(`${label}: body disagrees with the document: ${this.ajv.errorsText(validate.errors)}\n${JSON.stringify(res.body)}`);
-  }
-
-  private validator(key: string, schema: object): ValidateFunction {
-    let validate = this.compiled.get(key);
-    if (!validate) {
-      // Component references point into the document registered as `doc`.
-      const rebased = JSON.parse(JSON.stringify(schema).replaceAll('"#/components/', '"doc#/components/')) as object;
-      validate = this.ajv.compile(rebased);
-      this.compiled.set(key, validate);
-    }
-    return validate;
+      throw new Error(`${label}: body disagrees with the document: ${this.validators.errorsText(validate)}\n${JSON.stringify(res.body)}`);
   }
 }

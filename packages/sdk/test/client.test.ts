@@ -19,7 +19,7 @@ beforeAll(async () => {
   await once(server, 'listening');
   baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   org = await createOrg(h.db);
-  conformance = new Conformance(runDocument());
+  conformance = new Conformance(runDocument(), runResponseValidators());
 });
 afterAll(async () => {
   server.closeAllConnections();

@@ -11,6 +11,7 @@ import { apiRoutes, publicRoutes } from '../src/routes';
 import type { Response } from 'supertest';
 import type { OpenApiDocument } from '../src/openapi/document';
 import { Conformance } from '@test-support/openapi-conformance';
+import { ResponseValidators } from '@test-support/response-validators';
 import { as, client, createHarness, createOrg, type Harness } from '@test-support/api-harness';
 import { watchConsole } from '@test-support/page-checks';
 
@@ -67,7 +68,8 @@ describe('GET /v1/openapi.json', () => {
   });
 
   it("is what the shared test client checks every response against: a body or status it doesn't declare fails", async () => {
-    const conformance = new Conformance(document as unknown as OpenApiDocument);
+    const served = document as unknown as OpenApiDocument;
+    const conformance = new Conformance(served, new ResponseValidators(served.components));
     const org = await createOrg(h.db);
     const project = await as(h.app, org.liveKey).post('/v1/projects', { name: 'Checked' });
     const res = (body: unknown, status = 200, headers: Record<string, string> = { etag: '"e"' }) =>
