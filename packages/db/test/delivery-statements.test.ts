@@ -5,6 +5,7 @@ import {
   fanOutEvents,
   newId,
   recordAttempts,
+  releaseDeliveries,
   tenantData,
   undispatchedEvents,
   type AttemptRecord,
@@ -809,13 +810,43 @@ describe('the batch statements', () => {
       await undispatchedEvents(generic, ['evt_none']);
       await fanOutEvents(generic, ['evt_none'], []);
       const plans = await Promise.all(
-        [`"deliveries.record"('[]')`, `"outbox-events.undispatched"('{evt_none}')`, `"deliveries.insert"('{evt_none}', '[]', NULL, NULL)`].map(async (call) =>
-          (await generic.query<{ 'QUERY PLAN': string }>(`EXPLAIN EXECUTE ${call}`)).rows.map((row) => row['QUERY PLAN']).join('\n'),
+        [`"deliveries.record"('[]', '{}')`, `"outbox-events.undispatched"('{evt_none}')`, `"deliveries.insert"('{evt_none}', '[]', NULL, NULL)`].map(
+          async (call) => (await generic.query<{ 'QUERY PLAN': string }>(`EXPLAIN EXECUTE ${call}`)).rows.map((row) => row['QUERY PLAN']).join('\n'),
         ),
       );
       for (const plan of [...claimPlans, ...plans]) {
         expect(plan).not.toMatch(/OutboxEvent_dispatchedAt_createdAt_idx/);
         expect(plan).not.toMatch(/Seq Scan on "(Delivery|OutboxEvent)"/);
+      }
+    } finally {
+      await generic.end();
+    }
+  });
+});
+
+describe('the record and the release', () => {
+  it('find their deliveries by primary key with plans made while the table was small', async () => {
+    // Generic plans made on a young database (the 600 deliveries of a warm-up, statistics taken) and kept while it
+    // grows, statistics not taken since (autovacuum off).
+    const generic = new Pool({ connectionString: process.env.DATABASE_URL, max: 1, options: '-c plan_cache_mode=force_generic_plan' });
+    const deliveries = (from: number, to: number) =>
+      generic.query(
+        `INSERT INTO "Delivery" (id, "organizationId", mode, "webhookId", "eventType", body, status, "nextAttemptAt", "updatedAt")
+         SELECT 'dlv_grown_' || n, $1, 'live', $2, 'project.created', repeat('x', 700), 'succeeded', now(), now() FROM generate_series($3::int, $4::int) AS n`,
+        [webhook.organizationId, webhook.id, from, to],
+      );
+    const webhook = await subscription(await newOrg());
+    try {
+      await generic.query('DELETE FROM "Delivery"');
+      await deliveries(1, 600);
+      await generic.query('VACUUM ANALYZE "Delivery"');
+      await recordAttempts(generic, []);
+      await releaseDeliveries(generic, []);
+      await deliveries(601, 20_000);
+      for (const call of [`"deliveries.record"('[]', '{}')`, `"deliveries.release"('[]', '{}')`]) {
+        const plan = (await generic.query<{ 'QUERY PLAN': string }>(`EXPLAIN EXECUTE ${call}`)).rows.map((row) => row['QUERY PLAN']).join('\n');
+        expect(plan).toMatch(/Delivery_pkey/);
+        expect(plan).not.toMatch(/Seq Scan on "Delivery"/);
       }
     } finally {
       await generic.end();
