@@ -35,6 +35,7 @@ import { redisServerPorts } from './queue-settings';
 import { startReceiver } from './receiver';
 import { runToExit } from './run-to-exit';
 import { printTable, type Measured } from './table';
+import type { CallCounts } from './call-counts';
 import { BASELINE_QUEUE, deliveryBody, inChunks, SECRET } from './webhook-paths';
 
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 2_000);
@@ -53,13 +54,22 @@ interface Subscriber extends BenchOrganization {
   subscriptions: number;
 }
 
-interface Calls {
-  pg: number;
-  redis: number;
-}
+type Calls = Omit<CallCounts, 'signal'>;
 
 interface Run extends Measured {
   calls?: Calls;
+  /** The database's backends at the window's end, and how many of them it opened. */
+  backends?: { all: number; opened: number };
+}
+
+/** The calls made between two readings of the counts. */
+function callsBetween(before: Calls, after: Calls): Calls {
+  const statements: Calls['statements'] = {};
+  for (const [name, { calls, rows }] of Object.entries(after.statements)) {
+    const earlier = before.statements[name] ?? { calls: 0, rows: 0 };
+    if (calls > earlier.calls) statements[name] = { calls: calls - earlier.calls, rows: rows - earlier.rows };
+  }
+  return { pg: after.pg - before.pg, redis: after.redis - before.redis, statements };
 }
 
 const pin = (pid: number, cpu: string) => execFileSync('taskset', ['-a', '-p', '-c', cpu, String(pid)], { stdio: 'ignore' });
@@ -113,7 +123,7 @@ async function startWorker(databaseUrl: string, redisPrefix: string, countsFile:
       const deadline = Date.now() + 10_000;
       for (;;) {
         try {
-          const counts = JSON.parse(readFileSync(countsFile, 'utf8')) as Calls & { signal: number };
+          const counts = JSON.parse(readFileSync(countsFile, 'utf8')) as CallCounts;
           if (counts.signal === asked) return counts;
         } catch {
           // not written yet, or being written
@@ -163,7 +173,11 @@ async function main(): Promise<void> {
       await recorded(pg, org.id);
       const used: CpuUse = await window.stop();
       const callsAfter = await worker.calls();
-      return { label, count, seconds, cpu: used, calls: { pg: callsAfter.pg - callsBefore.pg, redis: callsAfter.redis - callsBefore.redis } };
+      const { rows } = await pg.query<{ all: number; opened: number }>(
+        `SELECT count(*)::int AS all, count(*) FILTER (WHERE backend_start > $1)::int AS opened FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()`,
+        [new Date(started)],
+      );
+      return { label, count, seconds, cpu: used, calls: callsBetween(callsBefore, callsAfter), backends: rows[0] };
     };
 
     const worktrack = async () => {
@@ -222,15 +236,20 @@ async function main(): Promise<void> {
       ratios.cpu.push(perDelivery(w, w.cpu.nodeUs + w.cpu.postgresUs) / perDelivery(baseline, baseline.cpu.nodeUs));
       ratios.postgres.push(perDelivery(w, w.cpu.postgresUs));
       ratios.capped.push(measured.capped.count / measured.capped.seconds);
-      const calls = (m: Run) => `${(m.calls!.pg / m.count).toFixed(2)} pg statements and ${(m.calls!.redis / m.count).toFixed(2)} Redis commands`;
+      const calls = (m: Run) => `${(m.calls!.pg / m.count).toFixed(3)} pg statements and ${(m.calls!.redis / m.count).toFixed(3)} Redis commands`;
+      const statements = (m: Run) =>
+        Object.entries(m.calls!.statements)
+          .sort(([, a], [, b]) => b.calls - a.calls)
+          .map(([name, { calls, rows }]) => `${name}: ${calls} (${(rows / calls).toFixed(1)} rows each)`)
+          .join('; ');
       printTable(
         `Acceptance deliveries, round ${round} (${EVENTS.toLocaleString('en-US')} events x ${SATURATED.subscriptions} subscriptions capped at maxConcurrency ${SATURATED.maxConcurrency}; bare: ${BASELINE_JOBS.toLocaleString('en-US')} jobs)`,
         'delivery',
         w,
         baseline,
         [
-          `The worker made ${calls(w)} per delivery.`,
-          `One subscription at the default cap of ${CAPPED.maxConcurrency}, ${EVENTS.toLocaleString('en-US')} events: ${Math.round(measured.capped.count / measured.capped.seconds).toLocaleString('en-US')} deliveries/s, ${Math.round(measured.capped.cpu.nodeUs / measured.capped.count)} µs worker + ${Math.round(measured.capped.cpu.postgresUs / measured.capped.count)} µs Postgres CPU and ${calls(measured.capped)} per delivery.`,
+          `The worker made ${calls(w)} per delivery, on ${w.backends!.all} backends (${w.backends!.opened} opened meanwhile); statements: ${statements(w)}.`,
+          `One subscription at the default cap of ${CAPPED.maxConcurrency}, ${EVENTS.toLocaleString('en-US')} events: ${Math.round(measured.capped.count / measured.capped.seconds).toLocaleString('en-US')} deliveries/s, ${Math.round(measured.capped.cpu.nodeUs / measured.capped.count)} µs worker + ${Math.round(measured.capped.cpu.postgresUs / measured.capped.count)} µs Postgres CPU and ${calls(measured.capped)} per delivery, on ${measured.capped.backends!.all} backends (${measured.capped.backends!.opened} opened meanwhile); statements: ${statements(measured.capped)}.`,
         ],
       );
     }

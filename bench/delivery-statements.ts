@@ -1,15 +1,23 @@
 // What Postgres does per delivery, without HTTP: the fan-out, claim and record statements the worker
-// runs, in the batches a saturated worker runs them, over a fresh database. Prints per delivery the
+// runs, in the batches a saturated worker runs them (BENCH_CLAIM, BENCH_RECORD), over a fresh database,
+// with rows of their real size (a task.created event's data and body, the request's headers recorded). Prints per delivery the
 // statements, the WAL bytes, the backends' CPU time from /proc, and per table the rows written and
 // how many of the updates were HOT.
 import { cpuMicros } from './proc-cpu';
 import { claimDueDeliveries, createDatabase, fanOutEvents, newId, recordAttempts, unscopedData, type AttemptRecord } from '@worktrack/db';
+import { buildDeliveryHeaders } from '../packages/webhooks/src';
 import { bootstrapOrganization } from '../services/api/src/modules/organizations/bootstrap-organization';
+import { taskRecord } from './task-record';
 
 async function main(): Promise<void> {
   const url = process.env.DATABASE_URL!;
   const EVENTS = Number(process.env.BENCH_EVENTS ?? 4000);
-  const CLAIM = 50;
+  // A saturated worker's claims and records at cap 100 (bench/acceptance-deliveries.ts counts them: about 23 and 19
+  // deliveries each); at the default cap of 10, about 4 each.
+  const CLAIM = Number(process.env.BENCH_CLAIM ?? 50);
+  const RECORD = Number(process.env.BENCH_RECORD ?? CLAIM / 2);
+  const SUBSCRIPTIONS = Number(process.env.BENCH_SUBSCRIPTIONS ?? 2);
+  const CAP = Number(process.env.BENCH_CAP ?? 100);
   const database = createDatabase(url, { poolSize: 2 });
   const { pool } = database;
 
@@ -20,11 +28,13 @@ async function main(): Promise<void> {
     dailyQuota: null,
   });
   const organizationId = org.organization.id;
-  const webhooks = [newId('webhook'), newId('webhook')];
+  // The events and bodies of a task as the API serializes it, the record's headers as the worker's: rows of their real size.
+  const data = taskRecord(newId('project'), org.user.id);
+  const webhooks = Array.from({ length: SUBSCRIPTIONS }, () => newId('webhook'));
   for (const id of webhooks)
     await pool.query(
-      `INSERT INTO "Webhook" (id, "organizationId", mode, url, events, secret, "maxConcurrency", "createdAt", "updatedAt") VALUES ($1, $2, 'live', 'http://127.0.0.1:1/hook', '{*}', 'whsec-x', 100, now(), now())`,
-      [id, organizationId],
+      `INSERT INTO "Webhook" (id, "organizationId", mode, url, events, secret, "maxConcurrency", "createdAt", "updatedAt") VALUES ($1, $2, 'live', 'http://127.0.0.1:1/hook', '{*}', 'whsec-x', $3, now(), now())`,
+      [id, organizationId, CAP],
     );
 
   const TABLES = ['Delivery', 'DeliveryAttempt', 'Webhook', 'OutboxEvent'];
@@ -56,8 +66,8 @@ async function main(): Promise<void> {
     for (let i = 0; i < events; i += 500) {
       const { rows } = await pool.query<{ id: string }>(
         `INSERT INTO "OutboxEvent" (id, "organizationId", mode, type, data, "createdAt")
-       SELECT 'evt_' || md5(random()::text), $1, 'live', 'task.created', '{"id":"tsk_1"}', now() FROM generate_series(1, $2) RETURNING id`,
-        [organizationId, Math.min(500, events - i)],
+       SELECT 'evt_' || md5(random()::text), $1, 'live', 'task.created', $3::jsonb, now() FROM generate_series(1, $2) RETURNING id`,
+        [organizationId, Math.min(500, events - i), JSON.stringify(data)],
       );
       ids.push(...rows.map((r) => r.id));
     }
@@ -71,7 +81,7 @@ async function main(): Promise<void> {
           webhookId,
           eventId,
           eventType: 'task.created',
-          body: '{"type":"task.created","data":{"id":"tsk_1"}}',
+          body: JSON.stringify({ type: 'task.created', timestamp: new Date().toISOString(), webhookId, deliveryId: eventId, data }),
         })),
       );
       await timed('fanOut', () => fanOutEvents(pool, batch, rows));
@@ -89,15 +99,14 @@ async function main(): Promise<void> {
         responseTimeMs: 1,
         error: null,
         responseBody: 'ok',
-        responseHeaders: null,
+        responseHeaders: { 'content-length': '0', date: new Date().toUTCString() },
+        requestHeaders: buildDeliveryHeaders({ secret: 'whsec-x', previousSecret: null, deliveryId: d.id, eventType: d.eventType, body: d.body }),
         status: 'succeeded',
         nextAttemptAt: null,
         disableWebhook: false,
         pauseWebhookUntil: null,
       }));
-      // A saturated worker records about a claim's worth at a time, in halves as attempts end.
-      await timed('record', () => recordAttempts(pool, records.slice(0, CLAIM / 2)));
-      await timed('record', () => recordAttempts(pool, records.slice(CLAIM / 2)));
+      for (let i = 0; i < records.length; i += RECORD) await timed('record', () => recordAttempts(pool, records.slice(i, i + RECORD)));
     }
     await new Promise((resolve) => setTimeout(resolve, 600)); // statistics are flushed at most every 500 ms
     await pool.query('SELECT pg_stat_clear_snapshot()');
