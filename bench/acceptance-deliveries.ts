@@ -17,7 +17,7 @@
 // BENCH_ROUNDS (2) rounds, the second in the other order; the median of the rounds' ratios.
 //   pnpm bench:acceptance   (node --import tsx bench/acceptance-deliveries.ts)
 import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Queue } from 'bullmq';
@@ -276,6 +276,7 @@ async function main(): Promise<void> {
     await receiver.close();
     await pg.end();
     await dropDatabase(databaseUrl);
+    rmSync(countsFile, { force: true });
   }
 }
 
