@@ -137,6 +137,17 @@ describe('ensureBucket and ping', () => {
     expect(await listKeys(harness.client, 'fresh-bucket')).toEqual([]);
   });
 
+  it('makes a missing bucket before the first upload into it', async () => {
+    const store = createObjectStore({ ...harness.settings, bucket: 'made-at-first-upload' });
+
+    const { size } = await store.upload('first.txt', streamOf(Buffer.from('first')), 'text/plain');
+    await store.upload('second.txt', streamOf(Buffer.from('second')), 'text/plain');
+    store.close();
+
+    expect(size).toBe(5);
+    expect((await listKeys(harness.client, 'made-at-first-upload')).sort()).toEqual(['first.txt', 'second.txt']);
+  });
+
   it('ping fails with the store answer, not as unavailable, when the bucket is missing', async () => {
     const store = createObjectStore({ ...harness.settings, bucket: 'no-such-bucket' });
 

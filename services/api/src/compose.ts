@@ -109,15 +109,9 @@ export function composeApi(
 /** The API as it ships: its dependencies built from the settings, the server listening. */
 export async function startApi(config: ApiConfig, logger: Logger): Promise<RunningApi> {
   let draining = false;
+  // The object store is not asked at start (its SDK would load into every replica): the first upload
+  // makes the bucket if missing, and /readyz reports whether it answers.
   const api = composeApi(config, logger, { draining: () => draining });
-  await api.deps.store
-    .ensureBucket()
-    .catch((err: unknown) =>
-      logger.warn(
-        { endpoint: config.s3.endpoint, error: String(err) },
-        'object store unreachable at boot (S3_ENDPOINT); file endpoints answer 503 until it answers',
-      ),
-    );
   const server = createApiServer(api.app).listen(config.port, config.host);
   await Promise.race([once(server, 'listening'), once(server, 'error').then(([err]) => Promise.reject(err as Error))]);
   const { port } = server.address() as AddressInfo;
