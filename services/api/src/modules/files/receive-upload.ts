@@ -1,5 +1,5 @@
 import type { Request, Response } from 'express';
-import multer from 'multer';
+import type multer from 'multer';
 import type { ObjectStore } from '@worktrack/storage';
 import { ApiError, invalid } from '../../http/errors';
 import { s3StorageEngine } from './s3-storage-engine';
@@ -14,8 +14,12 @@ const MULTER_ERRORS: Record<string, (err: multer.MulterError, limit: number) => 
   LIMIT_FIELD_KEY: () => invalid(null, 'Form field name too long'),
 };
 
+/** multer, and busboy and the MIME tables under it, loaded at the first upload: most API processes never receive a file. */
+let loaded: typeof multer | undefined;
+const multerModule = () => (loaded ??= require('multer') as typeof multer);
+
 function toApiError(err: unknown, limit: number): unknown {
-  if (err instanceof multer.MulterError) return MULTER_ERRORS[err.code]?.(err, limit) ?? invalid(null, err.message);
+  if (err instanceof multerModule().MulterError) return MULTER_ERRORS[err.code]?.(err, limit) ?? invalid(null, err.message);
   // Busboy's complaints about a malformed body (no boundary, truncated form) are the client's.
   if (err instanceof Error && /^(Multipart|Unexpected end of form|Malformed)/i.test(err.message))
     return invalid(null, `Malformed multipart body: ${err.message}`);
@@ -32,7 +36,7 @@ export function receiveUpload(
   res: Response,
   options: { store: ObjectStore; storageKey: string; maxBytes: number },
 ): Promise<Express.Multer.File | undefined> {
-  const upload = multer({
+  const upload = multerModule()({
     storage: s3StorageEngine({ store: options.store, keyFor: () => options.storageKey }),
     limits: { fileSize: options.maxBytes, files: 1, fields: 10, parts: 11, fieldSize: 1024 },
     defParamCharset: 'utf8',
