@@ -1,3 +1,4 @@
+import { letYoungGenerationGrow } from './young-generation';
 import './tracing';
 import { createLogger, DERIVED_SECRETS_KEY_WARNING, exitOnStartupError, loadApiConfig, onShutdown } from '@worktrack/config';
 import { checkDatabase } from '@worktrack/db';
@@ -14,6 +15,7 @@ async function main(): Promise<void> {
   try {
     await checkDatabase(config.databaseUrl);
     const api = await startApi(config, logger);
+    letYoungGenerationGrow();
     logger.info({ url: api.url }, 'api listening');
     onShutdown(logger, () => api.close().then(stopTracing));
   } catch (err) {
