@@ -29,20 +29,37 @@ function packageDir(name, fromDir) {
   return found && realpathSync(found);
 }
 
-// Prisma's client carries its query compiler, 3.4 MB of WebAssembly, as a base64 string in a module of
-// its own: in a bundle it would sit in the source Node keeps in memory for as long as the process
-// runs, used or not. The bundles read it from a file beside them instead, when the client first
-// needs it (an API replica that serves only the pool's statements never does).
-const QUERY_COMPILER = 'query_compiler_fast_bg.postgresql.wasm';
-const QUERY_COMPILER_MODULE = /^@prisma\/client\/runtime\/query_compiler_fast_bg\.postgresql\.wasm-base64\.js$/;
+// Prisma's client carries its query compiler (the build prisma/schema.prisma names: 1.7 MB of
+// WebAssembly for "small") as a base64 string in a module of its own: in a bundle it would sit in
+// the source Node keeps in memory for as long as the process runs, used or not. The bundles read it
+// from a file beside them instead, when the client first needs it (an API replica that serves only
+// the pool's statements never does).
+const QUERY_COMPILER_MODULE = /^@prisma\/client\/runtime\/(query_compiler_\w+_bg\.postgresql)\.wasm-base64\.js$/;
+const queryCompilers = new Map(); // file name beside the bundles -> the module it replaces
 const queryCompilerBesideBundle = {
   name: 'query-compiler-beside-bundle',
   setup(build) {
-    build.onResolve({ filter: QUERY_COMPILER_MODULE }, () => ({ path: QUERY_COMPILER, namespace: 'query-compiler' }));
-    build.onLoad({ filter: /.*/, namespace: 'query-compiler' }, () => ({
-      contents: `module.exports = { get wasm() { return require('node:fs').readFileSync(require('node:path').join(__dirname, '${QUERY_COMPILER}'), 'base64'); } };`,
+    build.onResolve({ filter: QUERY_COMPILER_MODULE }, ({ path: module }) => {
+      const file = `${QUERY_COMPILER_MODULE.exec(module)[1]}.wasm`;
+      queryCompilers.set(file, module);
+      return { path: file, namespace: 'query-compiler' };
+    });
+    build.onLoad({ filter: /.*/, namespace: 'query-compiler' }, ({ path: file }) => ({
+      contents: `module.exports = { get wasm() { return require('node:fs').readFileSync(require('node:path').join(__dirname, '${file}'), 'base64'); } };`,
       loader: 'js',
     }));
+  },
+};
+
+// BullMQ's index also loads its optional PostgreSQL backend (SQL scripts and migrations, 400 kB of
+// source and strings held from start), which the services, on Redis, never use: the bundles leave it out.
+const withoutBullmqPostgres = {
+  name: 'without-bullmq-postgres',
+  setup(build) {
+    build.onResolve({ filter: /^\.\/postgres$/ }, ({ importer }) =>
+      /[\\/]bullmq[\\/]dist[\\/]cjs[\\/]index\.js$/.test(importer) ? { path: 'bullmq-postgres', namespace: 'left-out' } : undefined,
+    );
+    build.onLoad({ filter: /.*/, namespace: 'left-out' }, () => ({ contents: 'module.exports = {};', loader: 'js' }));
   },
 };
 
@@ -78,7 +95,7 @@ await build({
   // CommonJS bundle has not: it is the bundle's own file's URL.
   define: { 'import.meta.url': '__bundleUrl' },
   banner: { js: "const __bundleUrl = require('node:url').pathToFileURL(__filename).href;" },
-  plugins: [queryCompilerBesideBundle],
+  plugins: [queryCompilerBesideBundle, withoutBullmqPostgres],
 });
 await build({
   ...common,
@@ -92,8 +109,7 @@ await build({
 for (const name of INSTRUMENTED) ship(name, root);
 
 const dbRequire = createRequire(path.join(root, 'packages/db/package.json'));
-const { wasm } = dbRequire('@prisma/client/runtime/query_compiler_fast_bg.postgresql.wasm-base64.js');
-writeFileSync(path.join(outdir, QUERY_COMPILER), Buffer.from(wasm, 'base64'));
+for (const [file, module] of queryCompilers) writeFileSync(path.join(outdir, file), Buffer.from(dbRequire(module).wasm, 'base64'));
 const prismaDir = path.dirname(createRequire(import.meta.url).resolve('prisma/package.json'));
 copyFileSync(path.join(prismaDir, 'build/schema_engine_bg.wasm'), path.join(outdir, 'schema_engine_bg.wasm'));
 // The dashboard's stylesheet and script: the API serves them from beside its bundle.
@@ -105,5 +121,5 @@ cpSync(path.join(path.dirname(workerRequire.resolve('@bull-board/ui/package.json
 const apiRequire = createRequire(path.join(root, 'services/api/package.json'));
 cpSync(path.dirname(apiRequire.resolve('swagger-ui-dist/package.json')), path.join(outdir, 'swagger-ui'), { recursive: true });
 console.log(
-  `built ${path.relative(root, outdir) || '.'}/: api.js, worker.js, cli.js, migrate.mjs, ${QUERY_COMPILER}, schema_engine_bg.wasm, node_modules/ (pg, ioredis, express), bull-board-ui/, swagger-ui/`,
+  `built ${path.relative(root, outdir) || '.'}/: api.js, worker.js, cli.js, migrate.mjs, ${[...queryCompilers.keys()].join(', ')}, schema_engine_bg.wasm, node_modules/ (pg, ioredis, express), bull-board-ui/, swagger-ui/`,
 );
