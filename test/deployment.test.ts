@@ -144,14 +144,15 @@ describe('the production image', () => {
       );
       expect(created.status).toBe(201);
 
-      // The bundles trace what the services run from source do: Express, Postgres and Redis in the API, Postgres in the worker's fan-out.
+      // The bundles trace what the services run from source do: Express (which names the request's span by its route), Postgres and
+      // Redis in the API, Postgres in the worker's fan-out.
       await receiver.waitForCount(1);
       const sourcesOf = (service: string) =>
         [
           ...new Set(
             otlp.spans
               .filter((span) => span.traceId === traceId && span.service === service)
-              .map((span) => (span.attributes['express.type'] ? 'express' : dbSystem(span))),
+              .map((span) => (span.attributes['http.route'] === '/v1/projects' ? 'express' : dbSystem(span))),
           ),
         ]
           .filter(Boolean)

@@ -85,11 +85,12 @@ describe('with an OTLP endpoint set', () => {
       const trace = otlp.spans.filter((span) => span.traceId === traceId);
       const byService = (service: string) => trace.filter((span) => span.service === service);
 
-      // The API continued the caller's span, and wrote to Postgres and Redis within the trace.
+      // The API continued the caller's span, named by its route, and wrote to Postgres and Redis within it.
       const server = byService('worktrack-api').find((span) => span.parentSpanId === callerSpanId);
-      expect(server?.attributes).toMatchObject({ 'http.request.method': 'POST' });
-      expect(byService('worktrack-api').some((span) => dbSystem(span) === 'postgresql')).toBe(true);
-      expect(byService('worktrack-api').some((span) => dbSystem(span) === 'redis')).toBe(true);
+      expect(server).toMatchObject({ name: 'POST /v1/tasks', attributes: { 'http.request.method': 'POST', 'http.route': '/v1/tasks' } });
+      const calls = byService('worktrack-api').filter((span) => span.parentSpanId === server!.spanId);
+      expect(calls.some((span) => dbSystem(span) === 'postgresql')).toBe(true);
+      expect(calls.some((span) => dbSystem(span) === 'redis')).toBe(true);
 
       // The worker's fan-out and attempts are spans of the same trace.
       const fanOut = byService('worktrack-worker').find((span) => span.name === 'webhook fan-out');

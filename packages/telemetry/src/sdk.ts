@@ -4,6 +4,8 @@ import { IORedisInstrumentation } from '@opentelemetry/instrumentation-ioredis';
 import { PgInstrumentation } from '@opentelemetry/instrumentation-pg';
 import { UndiciInstrumentation, type UndiciRequest } from '@opentelemetry/instrumentation-undici';
 import { NodeSDK } from '@opentelemetry/sdk-node';
+import { AsyncLocalStorageContext } from './context-manager';
+import { redisStatement } from './redis-statement';
 
 /** Probes and scrapes, which would each be a trace of their own. */
 const UNTRACED_PATHS = new Set(['/healthz', '/readyz', '/metrics']);
@@ -25,15 +27,16 @@ export function startSdk(serviceName: string): NodeSDK {
   process.env.OTEL_LOGS_EXPORTER ??= 'none';
   const sdk = new NodeSDK({
     serviceName: process.env.OTEL_SERVICE_NAME || serviceName,
+    contextManager: new AsyncLocalStorageContext(),
     instrumentations: [
       // Outgoing calls outside any span (the object store's probes) would each be a trace of their own.
       new HttpInstrumentation({ ignoreIncomingRequestHook: (req) => UNTRACED_PATHS.has((req.url ?? '').split('?')[0]!), requireParentforOutgoingSpans: true }),
-      // A span per middleware and router layer (a dozen per request) would double the API's CPU per
-      // request (docs/performance.md#tracing-overhead): the route's handler alone is a span.
-      new ExpressInstrumentation({ ignoreLayersType: [ExpressLayerType.MIDDLEWARE, ExpressLayerType.ROUTER] }),
+      // Express names the request's span by its route (`http.route`); a span per middleware, router
+      // or handler layer would nearly double the API's CPU per request (docs/performance.md#tracing-overhead).
+      new ExpressInstrumentation({ ignoreLayersType: [ExpressLayerType.MIDDLEWARE, ExpressLayerType.ROUTER, ExpressLayerType.REQUEST_HANDLER] }),
       // Likewise taking a pooled connection: the queries are the spans.
       new PgInstrumentation({ requireParentSpan: true, ignoreConnectSpans: true }),
-      new IORedisInstrumentation({ requireParentSpan: true }),
+      new IORedisInstrumentation({ requireParentSpan: true, dbStatementSerializer: redisStatement }),
       new UndiciInstrumentation({ ignoreRequestHook: carriesTraceparent }),
     ],
   });
