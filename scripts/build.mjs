@@ -1,6 +1,7 @@
 // `pnpm build`: bundles each entry point with everything it imports into dist/, so the production
 // image runs plain JavaScript with no dev dependencies and no TypeScript runtime. Only the packages
-// that OpenTelemetry instruments stay outside the bundles, copied into dist/node_modules (below).
+// that OpenTelemetry instruments and those loaded at their first use stay outside the bundles, copied
+// into dist/node_modules (below).
 // The migrate command also needs Prisma's schema engine, a WebAssembly file it reads at run time:
 // it is copied beside the bundles and named by PRISMA_SCHEMA_ENGINE_WASM.
 // `node scripts/build.mjs --outdir DIR` builds into DIR instead (the test run builds its own copy).
@@ -20,10 +21,24 @@ const common = { absWorkingDir: root, outdir, bundle: true, platform: 'node', ta
 // (HTTP is Node's own; undici reports through diagnostics_channel, which works from a bundle.)
 const INSTRUMENTED = ['pg', 'ioredis', 'express'];
 
-/** The folder of package `name` as Node would resolve it from `fromDir`, whatever its `exports`. */
+// Packages a service loads only when it first needs them (the object store's SDK, the mailer, the
+// upload parser), with the package that depends on each: they too stay out of the bundles and are
+// shipped beside them. Node holds a bundle's whole source in memory from start, and the heap it reads
+// the file into keeps about as much again (docs/performance.md#memory).
+const ON_FIRST_USE = {
+  '@aws-sdk/client-s3': 'packages/storage',
+  '@aws-sdk/lib-storage': 'packages/storage',
+  '@aws-sdk/s3-request-presigner': 'packages/storage',
+  nodemailer: 'packages/mail',
+  multer: 'services/api',
+};
+
+/**
+ * The folder of package `name` as Node would resolve it from `fromDir`, whatever its `exports`;
+ * none for a package named as one of Node's modules (`buffer`), which require() never loads.
+ */
 function packageDir(name, fromDir) {
-  const found = createRequire(path.join(fromDir, 'package.json'))
-    .resolve.paths(name)
+  const found = (createRequire(path.join(fromDir, 'package.json')).resolve.paths(name) ?? [])
     .map((dir) => path.join(dir, name))
     .find((dir) => existsSync(path.join(dir, 'package.json')));
   return found && realpathSync(found);
@@ -78,7 +93,7 @@ function ship(name, fromDir, parent = outdir) {
 rmSync(outdir, { recursive: true, force: true });
 await build({
   ...common,
-  external: [...common.external, ...INSTRUMENTED],
+  external: [...common.external, ...INSTRUMENTED, ...Object.keys(ON_FIRST_USE)],
   entryPoints: [
     { in: 'services/api/src/main.ts', out: 'api' },
     { in: 'services/worker/src/main.ts', out: 'worker' },
@@ -107,6 +122,7 @@ await build({
 });
 
 for (const name of INSTRUMENTED) ship(name, root);
+for (const [name, dependent] of Object.entries(ON_FIRST_USE)) ship(name, path.join(root, dependent));
 
 const dbRequire = createRequire(path.join(root, 'packages/db/package.json'));
 for (const [file, module] of queryCompilers) writeFileSync(path.join(outdir, file), Buffer.from(dbRequire(module).wasm, 'base64'));
@@ -121,5 +137,5 @@ cpSync(path.join(path.dirname(workerRequire.resolve('@bull-board/ui/package.json
 const apiRequire = createRequire(path.join(root, 'services/api/package.json'));
 cpSync(path.dirname(apiRequire.resolve('swagger-ui-dist/package.json')), path.join(outdir, 'swagger-ui'), { recursive: true });
 console.log(
-  `built ${path.relative(root, outdir) || '.'}/: api.js, worker.js, cli.js, migrate.mjs, ${[...queryCompilers.keys()].join(', ')}, schema_engine_bg.wasm, node_modules/ (pg, ioredis, express), bull-board-ui/, swagger-ui/`,
+  `built ${path.relative(root, outdir) || '.'}/: api.js, worker.js, cli.js, migrate.mjs, ${[...queryCompilers.keys()].join(', ')}, schema_engine_bg.wasm, node_modules/ (${[...INSTRUMENTED, ...Object.keys(ON_FIRST_USE)].join(', ')}), bull-board-ui/, swagger-ui/`,
 );

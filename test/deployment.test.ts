@@ -96,7 +96,7 @@ describe('the production image', () => {
     expect(ignored).toEqual(expect.arrayContaining(['.env', '**/node_modules', '.git']));
   });
 
-  it('migrates, bootstraps, serves and traces from the bundles, with only the instrumented packages beside them', async () => {
+  it('migrates, bootstraps, serves and traces from the bundles, with only the instrumented and first-use packages beside them', async () => {
     const env = { ...process.env, PRISMA_SCHEMA_ENGINE_WASM: path.join(image, 'dist/schema_engine_bg.wasm'), NODE_PATH: '' };
     const command = (service: string) => services[service]!.command!;
     expect(command('migrate')[0]).toBe('node');
