@@ -4,8 +4,11 @@
 // the baseline bundled likewise and run by plain Node, both on a database of the bench's own.
 // The same warm-up on both, sequential over curl without keep-alive: 200 task lists of 50, then 200
 // creates; then 5 s idle; VmRSS from /proc/<pid>/status, and the CPU each spent per request.
-// Likewise the worker (dist/worker.js) once it has delivered the 200 creates' events to a receiver,
-// against a bare BullMQ worker (bench/baseline-deliveries.ts) delivering 200 jobs to the same one.
+// The API twice, each process fresh: once serving the warm-up alone (the project and subscription
+// made through another API process), once after the project was created through it, a route through
+// Prisma, whose client and query compiler the warm-up's routes never load.
+// Likewise the worker (dist/worker.js) once it has delivered the creates' events to a receiver,
+// against a bare BullMQ worker (bench/baseline-deliveries.ts) delivering as many jobs to the same one.
 import { execFile, fork } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -56,15 +59,15 @@ async function warmUp(label: string, pid: number, list: string, create: string, 
   return { label, rssKiB: rssKiB(pid), cpuUsPerRequest };
 }
 
-function printTable(title: string, unit: string, [worktrack, baseline]: [Warmed, Warmed]): void {
+/** The measured rows, then the baseline's, then each row's ratio to the baseline. */
+function printTable(title: string, unit: string, measured: Warmed[], baseline: Warmed): void {
   console.log(`\n### ${title}\n`);
   console.log(`| | RSS MiB | CPU µs/${unit} |`);
   console.log('|---|---:|---:|');
-  for (const m of [worktrack, baseline])
+  for (const m of [...measured, baseline])
     console.log(`| ${m.label} | ${(m.rssKiB / 1024).toFixed(1)} | ${Math.round(m.cpuUsPerRequest).toLocaleString('en-US')} |`);
-  console.log(
-    `| worktrack / baseline | ${(worktrack.rssKiB / baseline.rssKiB).toFixed(2)}x | ${(worktrack.cpuUsPerRequest / baseline.cpuUsPerRequest).toFixed(2)}x |`,
-  );
+  for (const m of measured)
+    console.log(`| ${m.label} / baseline | ${(m.rssKiB / baseline.rssKiB).toFixed(2)}x | ${(m.cpuUsPerRequest / baseline.cpuUsPerRequest).toFixed(2)}x |`);
 }
 
 /** Bundles a bench/ baseline as `pnpm build` bundles the services, and forks it with plain Node; resolves once it is ready. */
@@ -101,10 +104,9 @@ async function main() {
     S3_ACCESS_KEY_ID: 'bench',
     S3_SECRET_ACCESS_KEY: 'bench-secret',
   };
-  const [api, worker] = ['api', 'worker'].map((service) => spawnLogged(['node', path.join(repoRoot, 'dist', `${service}.js`)], { cwd: repoRoot, env })) as [
-    ReturnType<typeof spawnLogged>,
-    ReturnType<typeof spawnLogged>,
-  ];
+  const startService = (service: 'api' | 'worker') => spawnLogged(['node', path.join(repoRoot, 'dist', `${service}.js`)], { cwd: repoRoot, env });
+  const apis = [startService('api')];
+  const worker = startService('worker');
   const baselines: ReturnType<typeof fork>[] = [];
   const bundleDir = mkdtempSync(path.join(os.tmpdir(), 'bench-memory-'));
   const receiver = await startReceiver();
@@ -117,6 +119,16 @@ async function main() {
     const project = JSON.parse(await request('POST', `${base}/v1/projects`, org.headers, JSON.stringify({ name: 'Memory' }))) as { id: string };
     await request('POST', `${base}/v1/webhooks`, org.headers, JSON.stringify({ url: receiver.url, events: ['task.created'] }));
     const body = JSON.stringify({ title: 'Benchmark task', projectId: project.id, priority: 'high', description: 'x'.repeat(200) });
+    /** A fresh API process on the same port, once the one before it has stopped. */
+    const freshApi = async () => {
+      const previous = apis.at(-1)!;
+      previous.kill('SIGTERM');
+      await exitCode(previous);
+      const api = startService('api');
+      apis.push(api);
+      await waitForHttp(`${base}/healthz`, 60_000);
+      return api;
+    };
     const bareApi = await startBundled('baseline-api.ts', bundleDir, {
       DATABASE_URL: databaseUrl,
       PORT: String(basePort),
@@ -127,13 +139,34 @@ async function main() {
 
     const bare = `http://127.0.0.1:${basePort}`;
     const workerCpuBefore = cpuMicros(worker.pid!);
-    printTable(`The API: RSS after ${WARM_UP} lists of 50 + ${WARM_UP} creates and ${IDLE_MS / 1000} s idle`, 'request', [
-      await warmUp('worktrack API (dist/api.js)', api.pid!, `${base}/v1/tasks?limit=50`, `${base}/v1/tasks`, org.headers, body),
+    const warmUpOnly = await freshApi();
+    const servingWarmUp = await warmUp(
+      'worktrack API (dist/api.js), the warm-up alone',
+      warmUpOnly.pid!,
+      `${base}/v1/tasks?limit=50`,
+      `${base}/v1/tasks`,
+      org.headers,
+      body,
+    );
+    const afterPrisma = await freshApi();
+    await request('POST', `${base}/v1/projects`, org.headers, JSON.stringify({ name: 'Through Prisma' }));
+    const servingPrisma = await warmUp(
+      'the same, a project created through it first',
+      afterPrisma.pid!,
+      `${base}/v1/tasks?limit=50`,
+      `${base}/v1/tasks`,
+      org.headers,
+      body,
+    );
+    printTable(
+      `The API: RSS after ${WARM_UP} lists of 50 + ${WARM_UP} creates and ${IDLE_MS / 1000} s idle`,
+      'request',
+      [servingWarmUp, servingPrisma],
       await warmUp('bare Express 5 + pg', bareApi.pid!, `${bare}/tasks?projectId=${project.id}`, `${bare}/tasks`, { 'content-type': 'application/json' }, body),
-    ]);
+    );
 
     // The creates' events, delivered by the worker meanwhile.
-    await receiver.waitFor(WARM_UP, 60_000);
+    await receiver.waitFor(2 * WARM_UP, 60_000);
     const deliveries = (await receiver.take()).length;
     const workerCpu = (cpuMicros(worker.pid!) - workerCpuBefore) / deliveries;
     await idle();
@@ -151,16 +184,17 @@ async function main() {
     await receiver.waitFor(deliveries, 60_000);
     const bareCpu = (cpuMicros(bareWorker.pid!) - bareCpuBefore) / deliveries;
     await idle();
-    printTable(`The worker: RSS after delivering ${deliveries} events and ${IDLE_MS / 1000} s idle`, 'delivery', [
-      worktrackWorker,
-      { label: 'bare BullMQ worker + undici', rssKiB: rssKiB(bareWorker.pid!), cpuUsPerRequest: bareCpu },
-    ]);
+    printTable(`The worker: RSS after delivering ${deliveries} events and ${IDLE_MS / 1000} s idle`, 'delivery', [worktrackWorker], {
+      label: 'bare BullMQ worker + undici',
+      rssKiB: rssKiB(bareWorker.pid!),
+      cpuUsPerRequest: bareCpu,
+    });
   } catch (err) {
-    console.error(api.output(), worker.output());
+    console.error(apis.at(-1)!.output(), worker.output());
     throw err;
   } finally {
-    for (const child of [api, worker, ...baselines]) child.kill('SIGTERM');
-    await Promise.all([api, worker, ...baselines].map((child) => exitCode(child)));
+    for (const child of [...apis, worker, ...baselines]) child.kill('SIGTERM');
+    await Promise.all([...apis, worker, ...baselines].map((child) => exitCode(child)));
     await baselineQueue.obliterate({ force: true });
     await baselineQueue.close();
     queueConnection.disconnect();
