@@ -33,6 +33,20 @@ const ON_FIRST_USE = {
   multer: 'services/api',
 };
 
+// Likewise the OpenTelemetry SDK and its instrumentations, loaded only when traces are asked for
+// (packages/telemetry/src/tracing.ts requires ./sdk then): a bundle of their own beside the services'
+// (shipped as packages, all their builds and exporters would take 50 MB). Its copy of
+// `@opentelemetry/api` and the services' share one global registry.
+const TRACING_SDK = 'tracing-sdk.js';
+const tracingSdkBesideBundle = {
+  name: 'tracing-sdk-beside-bundle',
+  setup(build) {
+    build.onResolve({ filter: /^\.\/sdk$/ }, ({ importer }) =>
+      /[\\/]packages[\\/]telemetry[\\/]src[\\/]tracing\.ts$/.test(importer) ? { path: `./${TRACING_SDK}`, external: true } : undefined,
+    );
+  },
+};
+
 /**
  * The folder of package `name` as Node would resolve it from `fromDir`, whatever its `exports`;
  * none for a package named as one of Node's modules (`buffer`), which require() never loads.
@@ -98,6 +112,7 @@ await build({
     { in: 'services/api/src/main.ts', out: 'api' },
     { in: 'services/worker/src/main.ts', out: 'worker' },
     { in: 'services/api/src/cli.ts', out: 'cli' },
+    { in: 'packages/telemetry/src/sdk.ts', out: TRACING_SDK.replace(/\.js$/, '') },
   ],
   format: 'cjs',
   // Node keeps a bundle's source in memory for as long as it runs, as two bytes a character once one
@@ -110,7 +125,7 @@ await build({
   // CommonJS bundle has not: it is the bundle's own file's URL.
   define: { 'import.meta.url': '__bundleUrl' },
   banner: { js: "const __bundleUrl = require('node:url').pathToFileURL(__filename).href;" },
-  plugins: [queryCompilerBesideBundle, withoutBullmqPostgres],
+  plugins: [queryCompilerBesideBundle, withoutBullmqPostgres, tracingSdkBesideBundle],
 });
 await build({
   ...common,
@@ -137,5 +152,5 @@ cpSync(path.join(path.dirname(workerRequire.resolve('@bull-board/ui/package.json
 const apiRequire = createRequire(path.join(root, 'services/api/package.json'));
 cpSync(path.dirname(apiRequire.resolve('swagger-ui-dist/package.json')), path.join(outdir, 'swagger-ui'), { recursive: true });
 console.log(
-  `built ${path.relative(root, outdir) || '.'}/: api.js, worker.js, cli.js, migrate.mjs, ${[...queryCompilers.keys()].join(', ')}, schema_engine_bg.wasm, node_modules/ (${[...INSTRUMENTED, ...Object.keys(ON_FIRST_USE)].join(', ')}), bull-board-ui/, swagger-ui/`,
+  `built ${path.relative(root, outdir) || '.'}/: api.js, worker.js, cli.js, ${TRACING_SDK}, migrate.mjs, ${[...queryCompilers.keys()].join(', ')}, schema_engine_bg.wasm, node_modules/ (${[...INSTRUMENTED, ...Object.keys(ON_FIRST_USE)].join(', ')}), bull-board-ui/, swagger-ui/`,
 );
