@@ -1,5 +1,4 @@
 import pino from 'pino';
-import pretty from 'pino-pretty';
 import { traceFields, tracingEnabled } from '@worktrack/telemetry';
 
 export type Logger = pino.Logger;
@@ -33,7 +32,10 @@ export function createLogger(level: string, name: string, format: LogFormat = 'j
     redact: { paths: REDACTED, censor: '[redacted]' },
     ...(tracingEnabled() && { mixin: traceFields }),
   };
-  if (format === 'pretty')
+  if (format === 'pretty') {
+    // Loaded for a terminal only: a service writing JSON lines never needs it.
+    const pretty = require('pino-pretty') as typeof import('pino-pretty');
     return pino(options, pretty({ colorize: destination === undefined && process.stdout.isTTY, sync: true, ...(destination && { destination }) }));
+  }
   return pino(options, destination ?? pino.destination({ dest: 1, sync: false }));
 }
