@@ -17,7 +17,7 @@ function countCompilations(): { count(): number; stop(): void } {
   return { count: () => count, stop: () => void (WebAssembly.Module = original) };
 }
 
-describe('the cross-tenant reads a service repeats, and the sealing of secrets at start', () => {
+describe("the cross-tenant reads a service repeats, the worker's sweep and the sealing of secrets at start", () => {
   let database: Database;
 
   beforeAll(() => {
@@ -33,6 +33,8 @@ describe('the cross-tenant reads a service repeats, and the sealing of secrets a
       await expect(data.ping()).resolves.toBeUndefined();
       expect(await data.countUndispatchedEvents()).toBe(0);
       expect(await data.resealWebhookSecrets(new SecretBox([randomBytes(32)]))).toEqual({ sealed: 0, resealed: 0, unreadable: 0, remaining: 0 });
+      expect(await data.overdueEvents(new Date(), 10)).toEqual([]);
+      expect(await data.pruneDispatchedEvents(new Date(), 1)).toBe(0);
       expect(compilations.count()).toBe(0);
 
       expect(await database.db.organization.count()).toBe(0);

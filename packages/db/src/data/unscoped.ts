@@ -42,31 +42,6 @@ function crossTenant(conn: Conn) {
     tailEvents: (after: FeedPosition, limit: number) => conn.$queryRaw<FeedEvent[]>(tailSql(after, limit)),
     /** Where a tail that starts now begins: before every event whose transaction has not ended. */
     tailStart: async () => (await conn.$queryRaw<FeedPosition[]>(tailStartSql))[0]!,
-
-    /** Events still undispatched, created before `before`, oldest first: the sweep publishes them again. */
-    overdueEvents: (before: Date, take: number) =>
-      conn.outboxEvent.findMany({
-        where: { dispatchedAt: null, createdAt: { lt: before } },
-        orderBy: { createdAt: 'asc' },
-        select: { id: true, organizationId: true, createdAt: true, traceparent: true },
-        take,
-      }),
-    /**
-     * Deletes up to `batches` x 5,000 events dispatched before `before` (so created before it too:
-     * the dispatchedAt index finds them), a bounded statement at a time. How many.
-     */
-    pruneDispatchedEvents: async (before: Date, batches: number) => {
-      let pruned = 0;
-      for (let i = 0; i < batches; i++) {
-        const deleted = await conn.$executeRaw`
-          DELETE FROM "OutboxEvent" WHERE id IN (
-            SELECT id FROM "OutboxEvent" WHERE "dispatchedAt" < ${before} LIMIT ${PRUNE_BATCH}
-          )`;
-        pruned += deleted;
-        if (deleted < PRUNE_BATCH) break;
-      }
-      return pruned;
-    },
   };
 }
 
@@ -74,9 +49,9 @@ export type UnscopedTx = ReturnType<typeof crossTenant>;
 
 /**
  * What a service asks of every tenant's data over and over (a key's tenant, its health check, its
- * backlog gauge) and the sealing of secrets each API start runs: raw SQL on the pool. Through
- * Prisma, the first of them would make its client and load its query compiler (some 30 MB resident)
- * in a process that may need it for nothing else.
+ * backlog gauge, the worker's sweep) and the sealing of secrets each API start runs: raw SQL on the
+ * pool. Through Prisma, the first of them would make its client and load its query compiler (tens of
+ * MB resident) in a process that may need it for nothing else.
  */
 function onPool(pool: SqlPool) {
   return {
@@ -88,6 +63,32 @@ function onPool(pool: SqlPool) {
       (await queryOnPool<{ count: number }>(pool, Prisma.sql`SELECT count(*)::int AS count FROM "OutboxEvent" WHERE "dispatchedAt" IS NULL`))[0]!.count,
     /** Seals every webhook secret and header set with the current key (each API start, `pnpm cli secrets reseal`). */
     resealWebhookSecrets: (box: SecretBox) => resealWebhookSecrets(pool, box),
+    /** Events still undispatched, created before `before`, oldest first: the worker's sweep publishes them again. */
+    overdueEvents: (before: Date, take: number) =>
+      queryOnPool<{ id: string; organizationId: string; createdAt: Date; traceparent: string | null }>(
+        pool,
+        Prisma.sql`
+          SELECT id, "organizationId", "createdAt", traceparent FROM "OutboxEvent"
+          WHERE "dispatchedAt" IS NULL AND "createdAt" < ${before}
+          ORDER BY "createdAt" LIMIT ${take}`,
+      ),
+    /**
+     * Deletes up to `batches` x 5,000 events dispatched before `before` (so created before it too:
+     * the dispatchedAt index finds them), a bounded statement at a time. How many.
+     */
+    pruneDispatchedEvents: async (before: Date, batches: number) => {
+      let pruned = 0;
+      for (let i = 0; i < batches; i++) {
+        const { rowCount } = await pool.query(
+          `DELETE FROM "OutboxEvent" WHERE id IN (SELECT id FROM "OutboxEvent" WHERE "dispatchedAt" < $1 LIMIT ${PRUNE_BATCH})`,
+          [before],
+        );
+        const deleted = rowCount ?? 0;
+        pruned += deleted;
+        if (deleted < PRUNE_BATCH) break;
+      }
+      return pruned;
+    },
   };
 }
 
