@@ -54,10 +54,15 @@ export class AsyncLocalStorageContext implements ContextManager {
   }
 }
 
-function bindFunction<F extends AnyFunction>(context: Context, target: F): F {
-  const bound = function (this: unknown, ...args: Parameters<F>) {
+/** `target` run in `context`. (Returned unnamed: tsx would give a named one its name at every call.) */
+function inContext<F extends AnyFunction>(context: Context, target: F) {
+  return function (this: unknown, ...args: Parameters<F>) {
     return runIn(context, target, this, args);
   };
+}
+
+function bindFunction<F extends AnyFunction>(context: Context, target: F): F {
+  const bound = inContext(context, target);
   // Some callers tell callbacks apart by their arity (Express's error handlers take four).
   if (target.length > 0) Object.defineProperty(bound, 'length', { value: target.length });
   return bound as unknown as F;
