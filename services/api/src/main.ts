@@ -1,4 +1,4 @@
-import { letYoungGenerationGrow } from './young-generation';
+import { letYoungGenerationGrow } from '@worktrack/config/young-generation';
 import './tracing';
 import { createLogger, DERIVED_SECRETS_KEY_WARNING, exitOnStartupError, loadApiConfig, onShutdown } from '@worktrack/config';
 import { checkDatabase } from '@worktrack/db';
