@@ -1,3 +1,4 @@
+import { letYoungGenerationGrow } from '@worktrack/config/young-generation';
 import './tracing';
 import { createLogger, DERIVED_SECRETS_KEY_WARNING, exitOnStartupError, loadWorkerConfig, onShutdown } from '@worktrack/config';
 import { checkDatabase } from '@worktrack/db';
@@ -11,6 +12,7 @@ async function main(): Promise<void> {
   try {
     await checkDatabase(config.databaseUrl);
     const worker = await startWorker(config, logger);
+    letYoungGenerationGrow();
     logger.info({ concurrency: config.concurrency, health: worker.healthUrl }, 'worker started');
     onShutdown(logger, () => worker.close().then(stopTracing));
   } catch (err) {
