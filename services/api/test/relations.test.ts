@@ -123,4 +123,16 @@ describe('relations', () => {
     expect(await h.db.taskRelation.count({ where: { OR: [{ fromTaskId: a }, { toTaskId: a }] } })).toBe(0);
     expect(await eventsOf('relation.deleted')).toHaveLength(deletedBefore);
   });
+
+  it('deletes a relation and its first task at the same moment without failing either', async () => {
+    for (let round = 0; round < 8; round++) {
+      const [a, b] = [await newTask('A'), await newTask('B')];
+      const relation = (await relate(a, 'blocks', b)).body.id;
+      const [removed, deleted] = await Promise.all([api().delete(`/v1/tasks/${b}/relations/${relation}`), api().delete(`/v1/tasks/${a}`)]);
+      expect(deleted.status).toBe(204);
+      // Either the relation went first (204) or with its task (404).
+      expect([204, 404]).toContain(removed.status);
+      expect(await h.db.taskRelation.count({ where: { id: relation } })).toBe(0);
+    }
+  });
 });

@@ -5,6 +5,8 @@ import { taskResource } from '../tasks/task-record';
 import { toRelationEventRecord } from './relation-record';
 import { relationParams } from './relation-schemas';
 
+const noSuchRelation = () => notFound('relationId', 'No such relation');
+
 export const deleteRelation = defineRoute({
   operationId: 'deleteTaskRelation',
   method: 'delete',
@@ -21,8 +23,13 @@ export const deleteRelation = defineRoute({
     deps.data(tenant).commitWithEvents(async (tx) => {
       const task = await taskResource.load(tx, params.taskId);
       const relation = await tx.relations.findOf(task.id, params.relationId);
-      if (!relation || !(await tx.relations.remove(relation.id))) throw notFound('relationId', 'No such relation');
-      const [first] = await tx.relations.lockTasks([relation.fromTaskId]);
-      return { result: undefined, events: [events.relationDeleted(toRelationEventRecord(relation, first!.projectId))] };
+      if (!relation) throw noSuchRelation();
+      // Both tasks are locked before the relation's row, as a task's deletion takes them: deleting
+      // the relation and one of its tasks at once then waits rather than deadlocks. A task deleted
+      // meanwhile took the relation with it.
+      const locked = await tx.relations.lockTasks([relation.fromTaskId, relation.toTaskId]);
+      const first = locked.find((row) => row.id === relation.fromTaskId);
+      if (!first || !(await tx.relations.remove(relation.id))) throw noSuchRelation();
+      return { result: undefined, events: [events.relationDeleted(toRelationEventRecord(relation, first.projectId))] };
     }),
 });
