@@ -174,12 +174,52 @@ describe('POST /v1/tasks/bulk', () => {
     expectError(await as(h.app, org.liveKey).post('/v1/tasks', { title: 'x', projectId, parentId: theirTask }), 400, 'invalid_request', 'parentId');
   });
 
-  it('answers 404 for a task of the other mode, as the single operation does', async () => {
+  it('applies its items in item order: a create under a task that an earlier item deleted is refused, as it is one by one', async () => {
+    const [deleted, kept] = [await createTask('Deleted parent'), await createTask('Kept parent')];
+    const before = await snapshot();
+    const refused = await bulk([
+      { op: 'delete', id: deleted },
+      { op: 'create', data: { title: 'Orphan', projectId, parentId: deleted } },
+    ]);
+    expectError(refused, 400, 'invalid_request', 'operations.1.data.parentId');
+    expect(refused.body.error.errors).toEqual([{ index: 1, code: 'invalid_request', param: 'data.parentId', message: expect.any(String) }]);
+    expect(await snapshot()).toEqual(before);
+
+    // The other way round, the child is made, then detached by its parent's deletion.
+    const res = await bulk([
+      { op: 'create', data: { title: 'Child', projectId, parentId: kept } },
+      { op: 'delete', id: kept },
+    ]);
+    expect(res.status).toBe(200);
+    expect((await as(h.app, org.liveKey).get(`/v1/tasks/${res.body.results[0].id}`)).body).toMatchObject({ title: 'Child', parentId: null });
+  });
+
+  it('refuses items of the other mode as the single operations do (a task 404, a project 400), applying nothing', async () => {
     const live = await createTask('Live');
     const testKey = org.testKey;
-    const res = await bulk([{ op: 'update', id: live, data: { title: 'From test' } }], testKey);
-    expectError(res, 404, 'not_found', 'operations.0.id');
+    const testProject = (await as(h.app, testKey).post('/v1/projects', { name: 'Test mode' })).body.id;
+    const before = await snapshot();
+    const res = await bulk(
+      [
+        { op: 'create', data: { title: 'In a test project', projectId: testProject } },
+        { op: 'update', id: live, data: { title: 'From test' } },
+        { op: 'create', data: { title: 'In a live project', projectId } },
+        { op: 'delete', id: live },
+      ],
+      testKey,
+    );
+    expectError(res, 404, 'not_found', 'operations.1.id');
+    const otherModeProject = 'That project is a live project and this is a test key: use a live key, or one of the test projects';
+    expect(res.body.error.errors).toEqual([
+      { index: 1, code: 'not_found', param: 'id', message: 'No such task' },
+      { index: 2, code: 'invalid_request', param: 'data.projectId', message: otherModeProject },
+      { index: 3, code: 'not_found', param: 'id', message: 'No such task' },
+    ]);
+    expect(await snapshot()).toEqual(before);
     expectError(await as(h.app, testKey).patch(`/v1/tasks/${live}`, { title: 'From test' }), 404, 'not_found', 'taskId');
+    const single = await as(h.app, testKey).post('/v1/tasks', { title: 'In a live project', projectId });
+    expectError(single, 400, 'invalid_request', 'projectId');
+    expect(single.body.error.message).toBe(otherModeProject);
   });
 
   it.each([
@@ -205,6 +245,8 @@ describe('POST /v1/tasks/bulk', () => {
     const refused = await bulk(creates(4), small.liveKey);
     expectError(refused, 429, 'rate_limited');
     expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
+    // Only the refused request itself was counted.
+    expect(refused.headers['x-ratelimit-remaining']).toBe('2');
     expect(await snapshot(small.organization.id)).toEqual(before);
 
     const fits = await bulk(creates(2), small.liveKey);
@@ -234,7 +276,7 @@ describe('POST /v1/tasks/bulk', () => {
 
 describe('a bulk request against the single operations', () => {
   type Op =
-    | { op: 'create'; title: string; status: string; assigned: boolean }
+    | { op: 'create'; title: string; status: string; assigned: boolean; parent?: number }
     | { op: 'update'; seed: number; status?: string; priority?: string }
     | { op: 'delete'; seed: number };
   const SEEDS = 4;
@@ -245,6 +287,7 @@ describe('a bulk request against the single operations', () => {
       title: fc.string({ minLength: 1, maxLength: 20 }).filter((t) => t.trim().length > 0),
       status,
       assigned: fc.boolean(),
+      parent: fc.option(fc.nat(SEEDS - 1), { nil: undefined }),
     }),
     fc.record({
       op: fc.constant('update' as const),
@@ -261,14 +304,24 @@ describe('a bulk request against the single operations', () => {
     const seeds: string[] = [];
     for (let i = 0; i < SEEDS; i += 1) seeds.push((await as(h.app, org.liveKey).post('/v1/tasks', { title: `seed ${i}`, projectId: project })).body.id);
     const item = (o: Op): { op: string; id?: string; data?: object } => {
-      if (o.op === 'create') return { op: 'create', data: { title: o.title, projectId: project, status: o.status, assigneeId: o.assigned ? memberId : null } };
+      if (o.op === 'create') {
+        const data = { title: o.title, projectId: project, status: o.status, assigneeId: o.assigned ? memberId : null };
+        return { op: 'create', data: o.parent === undefined ? data : { ...data, parentId: seeds[o.parent]! } };
+      }
       if (o.op === 'update')
         return { op: 'update', id: seeds[o.seed]!, data: { ...(o.status && { status: o.status }), ...(o.priority && { priority: o.priority }) } };
       return { op: 'delete', id: seeds[o.seed]! };
     };
     const state = async () => {
       const tasks = await h.db.task.findMany({ where: { projectId: project }, orderBy: { id: 'asc' } });
-      return tasks.map((t) => ({ seed: seeds.indexOf(t.id), title: t.title, status: t.status, priority: t.priority, assigneeId: t.assigneeId }));
+      return tasks.map((t) => ({
+        seed: seeds.indexOf(t.id),
+        title: t.title,
+        status: t.status,
+        priority: t.priority,
+        assigneeId: t.assigneeId,
+        parent: t.parentId && seeds.indexOf(t.parentId),
+      }));
     };
     return { item, state };
   }

@@ -100,12 +100,14 @@ describe.each(routes.map((route) => [`${route.method.toUpperCase()} ${route.path
     }
   });
 
-  if (route.body || route.query) {
+  if (route.body || route.query || route.multipart) {
     it('refuses an unknown field alike over the API, from the dashboard and as a bulk item', async () => {
       const input = route.body ? { body: { unknownField: 1 } } : { query: { unknownField: '1' } };
-      const over = route.body
-        ? await as(h.app, org.liveKey)[route.method as 'post'](fill(route.path), input.body)
-        : await as(h.app, org.liveKey).get(`${fill(route.path)}?unknownField=1`);
+      const over = route.multipart
+        ? await as(h.app, org.liveKey).post(fill(route.path)).field('projectId', projectId).field('unknownField', '1').attach('file', Buffer.from('x'), 'x.txt')
+        : route.body
+          ? await as(h.app, org.liveKey)[route.method as 'post'](fill(route.path), input.body)
+          : await as(h.app, org.liveKey).get(`${fill(route.path)}?unknownField=1`);
       const refused = apiRefusal(over);
       expect(refused).toMatchObject({ status: 400, code: 'invalid_request' });
       expect(refused.param).toEqual(expect.any(String));

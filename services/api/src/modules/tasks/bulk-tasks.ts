@@ -78,25 +78,27 @@ export const bulkTasks = defineRoute({
       const emitted: EventToRecord[][] = [];
       const runnable = operations.flatMap((item, index) => (errors[index] ? [] : [{ item, index, operation: prepared[index]! }]));
 
-      const creates = runnable.filter(({ item }) => item.op === 'create');
-      const records = await insertTasks(
-        tx,
-        tenant,
-        creates.map(({ operation }) => operation.body as TaskInput),
-        (k, err) => {
-          errors[creates[k]!.index] = itemError(creates[k]!.index, err);
-        },
-      );
-      for (const [k, { index }] of creates.entries()) {
-        const record = records[k];
-        if (!record) continue;
-        results[index] = { index, op: 'create', id: record.id, task: record };
-        emitted[index] = [events.taskCreated(record)];
-      }
+      /** Consecutive creates, inserted together. */
+      const insertCreates = async (creates: typeof runnable) => {
+        if (creates.length === 0) return;
+        const records = await insertTasks(
+          tx,
+          tenant,
+          creates.map(({ operation }) => operation.body as TaskInput),
+          (k, err) => {
+            errors[creates[k]!.index] = itemError(creates[k]!.index, err);
+          },
+        );
+        for (const [k, { index }] of creates.entries()) {
+          const record = records[k];
+          if (!record) continue;
+          results[index] = { index, op: 'create', id: record.id, task: record };
+          emitted[index] = [events.taskCreated(record)];
+        }
+      };
 
-      for (const { item, index, operation } of runnable) {
-        if (item.op === 'create') continue;
-        // The single operation's handler, its change committed in this transaction and its events kept for item order.
+      /** An update or delete: the single operation's handler, its change committed in this transaction and its events kept for item order. */
+      const runItem = async ({ item, index, operation }: (typeof runnable)[number]) => {
         const commit = async <T>(change: unknown): Promise<T> => {
           if (typeof change !== 'function') throw new Error('a bulk item commits within the bulk transaction');
           const changed = await (change as (tx: TenantTx) => Promise<{ result: T; events: EventToRecord[] }>)(tx);
@@ -109,7 +111,20 @@ export const bulkTasks = defineRoute({
         } catch (err) {
           errors[index] = itemError(index, err);
         }
+      };
+
+      // In item order, as one by one (a create under a task an earlier item deleted is refused), each run of consecutive creates in one insert.
+      let creates: typeof runnable = [];
+      for (const entry of runnable) {
+        if (entry.item.op === 'create') {
+          creates.push(entry);
+          continue;
+        }
+        await insertCreates(creates);
+        creates = [];
+        await runItem(entry);
       }
+      await insertCreates(creates);
 
       const failed = errors.filter((err): err is ItemError => err !== undefined);
       if (failed.length > 0) throw refusal(failed);
