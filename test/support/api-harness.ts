@@ -11,6 +11,7 @@ import { KEY_CACHE_LIFETIME_MS } from '../../services/api/src/http/auth';
 import { Conformance } from './openapi-conformance';
 import { runDocument } from './run-document';
 import type { AppDeps } from '../../services/api/src/deps';
+import type { EventStreamsOptions } from '../../services/api/src/modules/events/stream/event-streams';
 import { issueApiKey } from '../../services/api/src/modules/api-keys/issue-api-key';
 import { bootstrapOrganization, type BootstrapResult } from '../../services/api/src/modules/organizations/bootstrap-organization';
 
@@ -30,7 +31,11 @@ export interface Harness {
  */
 export function createHarness(
   overrides: NodeJS.ProcessEnv = {},
-  { logger = createLogger('silent', 'test'), keyCacheLifetimeMs = KEY_CACHE_LIFETIME_MS }: { logger?: Logger; keyCacheLifetimeMs?: number } = {},
+  {
+    logger = createLogger('silent', 'test'),
+    keyCacheLifetimeMs = KEY_CACHE_LIFETIME_MS,
+    streams,
+  }: { logger?: Logger; keyCacheLifetimeMs?: number; streams?: EventStreamsOptions } = {},
 ): Harness {
   // No SMTP_URL unless a test gives one: mails go to files, out of the working tree.
   const config = loadApiConfig({
@@ -39,7 +44,7 @@ export function createHarness(
     MAIL_DIR: path.join(os.tmpdir(), 'worktrack-test-mail'),
     ...overrides,
   });
-  const { app, deps, database, close } = composeApi(config, logger, { poolSize: 5, keyCacheLifetimeMs });
+  const { app, deps, database, close } = composeApi(config, logger, { poolSize: 5, keyCacheLifetimeMs, streams });
   return {
     app,
     deps,

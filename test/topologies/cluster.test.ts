@@ -4,6 +4,7 @@ import { waitFor } from '@test-support/wait-for';
 import { startReceiver } from '@test-support/receiver';
 import { command, startClusterTopology, type ClusterTopology } from '@test-support/redis-topologies';
 import { call, startServices } from '@test-support/shipped-services';
+import { expectStreamsOfOneKey } from '@test-support/stream-checks';
 import { withinSignInLimits } from '../../services/api/src/dashboard/sign-in-limits';
 
 // Every Redis role on a three-master Redis Cluster: the shipped API and worker with the queues in
@@ -115,5 +116,14 @@ describe('on a Redis Cluster', () => {
     await as(replicas[0].app, org.liveKey).delete(`/v1/members/${member.userId}`).expect(204);
     expectError(await as(replicas[0].app, member.key).get('/v1/tasks'), 401, 'unauthenticated');
     await waitFor(async () => ((await as(replicas[1].app, member.key).get('/v1/tasks')).status === 401 ? true : undefined), { timeoutMs: 1_000 });
+  });
+
+  it("counts a key's open event streams in the cluster (the 6th: 429) and closes them within 5 s of the key's revocation on another replica", async () => {
+    const org = await createOrg(replicas[0].db);
+    const api = as(replicas[0].app, org.liveKey);
+    await expectStreamsOfOneKey(services.api.url, replicas[0].db, org, {
+      createProject: async () => (await api.post('/v1/projects', { name: 'Streamed' }).expect(201)).body.id,
+      revokeKey: async (keyId) => void (await api.delete(`/v1/api-keys/${keyId}`).expect(204)),
+    });
   });
 });

@@ -5,6 +5,7 @@ import { waitFor } from '@test-support/wait-for';
 import { startReceiver } from '@test-support/receiver';
 import { startSentinelTopology, type SentinelTopology } from '@test-support/redis-topologies';
 import { call, startServices } from '@test-support/shipped-services';
+import { expectStreamsOfOneKey } from '@test-support/stream-checks';
 
 // The API and the worker on a Sentinel-managed Redis (a master, two replicas, three Sentinels),
 // through a failover under load: the master SIGKILLed, a replica promoted.
@@ -60,6 +61,15 @@ describe('on Redis Sentinel', () => {
     } finally {
       await receiver.close();
     }
+  });
+
+  it("counts a key's open event streams through the Sentinels' master (the 6th: 429) and closes them within 5 s of the key's revocation", async () => {
+    const org = await createOrg(database.db);
+    const api = (method: string, path: string, body?: object) => call(services.api.url, org.liveKey, method, path, body);
+    await expectStreamsOfOneKey(services.api.url, database.db, org, {
+      createProject: async () => (await api('POST', '/v1/projects', { name: 'Streamed' })).body!.id,
+      revokeKey: async (keyId) => expect((await api('DELETE', `/v1/api-keys/${keyId}`)).status).toBe(204),
+    });
   });
 
   it('survives the master SIGKILLed under load: no 500, every acknowledged task delivered exactly once', async () => {

@@ -2,7 +2,7 @@ import { once } from 'node:events';
 import net, { type AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import { randomUUID } from 'node:crypto';
-import { as, createHarness, createOrg, keyWith, type Harness, type TestOrg } from '@test-support/api-harness';
+import { addMember, as, createHarness, createOrg, keyWith, type Harness, type TestOrg } from '@test-support/api-harness';
 import { exitCode, freePort, runBundled, waitForHttp } from '@test-support/processes';
 import { call } from '@test-support/shipped-services';
 import { openStream, type OpenedStream } from '@test-support/sse';
@@ -10,6 +10,7 @@ import { waitFor } from '@test-support/wait-for';
 import { createClient } from '../../../packages/sdk/src/index';
 import { createApiServer } from '../src/server';
 import { hashApiKey } from '../src/http/auth';
+import { sealFeedCursor } from '../src/modules/events/feed-cursor';
 
 /** Two replicas of the API: their own processes' state (tails, key caches), the same Postgres and Redis. */
 let replicas: { h: Harness; server: Server; url: string }[];
@@ -21,11 +22,14 @@ const opened: OpenedStream[] = [];
 beforeAll(async () => {
   const prefix = `wt-test-${randomUUID().slice(0, 8)}`;
   const port = await freePort();
-  otherProcess = { child: runBundled('api', [], { PORT: String(port), REDIS_PREFIX: prefix }), url: `http://127.0.0.1:${port}` };
+  // The replicas and the process share their cursor secret, as CURSOR_SECRET says they must.
   const cursorSecret = randomUUID();
+  otherProcess = {
+    child: runBundled('api', [], { PORT: String(port), REDIS_PREFIX: prefix, CURSOR_SECRET: cursorSecret }),
+    url: `http://127.0.0.1:${port}`,
+  };
   replicas = await Promise.all(
     [0, 1].map(async () => {
-      // The replicas share their cursor secret, as CURSOR_SECRET says they must.
       const h = createHarness({ REDIS_PREFIX: prefix, CURSOR_SECRET: cursorSecret });
       const server = createApiServer(h.app).listen(0, '127.0.0.1');
       await once(server, 'listening');
@@ -152,7 +156,20 @@ describe('GET /v1/events/stream', () => {
     ]);
   });
 
-  it('refuses a sixth stream of one key (429) and a bad cursor (400)', async () => {
+  it('streams to every role and to a key holding webhooks:read, which includes events:read; refuses a key without either (403)', async () => {
+    const { db } = writer().h;
+    const holders = {
+      guest: (await addMember(db, org, { role: 'guest' })).key,
+      member: (await addMember(db, org, { role: 'member' })).key,
+      'webhooks:read': await keyWith(db, org, ['webhooks:read']),
+    };
+    for (const [holder, key] of Object.entries(holders))
+      expect({ holder, status: (await stream('/v1/events/stream', key)).status }).toEqual({ holder, status: 200 });
+    const without = await stream('/v1/events/stream', await keyWith(db, org, ['tasks:read', 'webhooks:write']));
+    expect(without).toMatchObject({ status: 403, body: { error: { code: 'forbidden' } } });
+  });
+
+  it('refuses a sixth stream of one key (429), a bad cursor (400) and an expired one (410)', async () => {
     const key = await keyWith(writer().h.db, org, ['events:read']);
     const five = await Promise.all([0, 1, 2, 3, 4].map((i) => stream('/v1/events/stream', key, {}, replicas[i % 2]!)));
     expect(five.map((s) => s.status)).toEqual([200, 200, 200, 200, 200]);
@@ -167,6 +184,16 @@ describe('GET /v1/events/stream', () => {
     expect(again.status).toBe(200);
     const bad = await stream('/v1/events/stream', org.liveKey, { 'Last-Event-ID': 'nope' });
     expect(bad).toMatchObject({ status: 400, body: { error: { code: 'invalid_request', param: 'Last-Event-ID' } } });
+    const scope = { organizationId: org.organization.id, mode: 'live' as const };
+    const expired = sealFeedCursor(writer().h.deps.config.cursorSecret, scope, {
+      txid: '1',
+      id: 'evt_old',
+      createdAt: new Date(Date.now() - 31 * 24 * 3600 * 1000),
+    });
+    expect(await stream(`/v1/events/stream?after=${encodeURIComponent(expired)}`)).toMatchObject({
+      status: 410,
+      body: { error: { code: 'cursor_expired', param: 'after' } },
+    });
   });
 
   it("closes a revoked key's streams on every replica within 5 s", async () => {
@@ -228,5 +255,40 @@ describe('GET /v1/events/stream', () => {
     expect(created.status).toBe(201);
     const message = await waitFor(async () => s.messages.find((m) => (m.data.data as { id: string }).id === created.body!.id));
     expect(message.event).toBe('task.created');
+  });
+
+  it('sends a comment line at each heartbeat, so that proxies keep the stream open', async () => {
+    const h = createHarness({}, { streams: { heartbeatMs: 100 } });
+    const server = createApiServer(h.app).listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    try {
+      const s = await openStream(`http://127.0.0.1:${(server.address() as AddressInfo).port}/v1/events/stream`, org.liveKey);
+      opened.push(s);
+      await waitFor(async () => (s.comments.length >= 2 ? true : undefined));
+      expect(s.comments.slice(0, 2)).toEqual(['heartbeat', 'heartbeat']);
+    } finally {
+      h.deps.streams.closeAll();
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+      await h.close();
+    }
+  });
+
+  // Last: it stops the other API process.
+  it('ends its streams when the API process gets SIGTERM, which then exits cleanly, and the client resumes on another replica', async () => {
+    await waitForHttp(`${otherProcess.url}/healthz`);
+    const s = await openStream(`${otherProcess.url}/v1/events/stream`, org.liveKey);
+    opened.push(s);
+    expect(s.status).toBe(200);
+    const first = await createProject('Before SIGTERM');
+    await waitFor(async () => (s.messages.length > 0 ? true : undefined));
+    otherProcess.child.kill('SIGTERM');
+    await s.ended;
+    // Left open, the stream would hold the server's close until the shutdown deadline, which exits 1.
+    expect(await exitCode(otherProcess.child)).toBe(0);
+    const second = await createProject('After SIGTERM');
+    const resumed = await stream('/v1/events/stream', org.liveKey, { 'Last-Event-ID': s.messages.at(-1)!.id });
+    await waitFor(async () => (resumed.messages.length > 0 ? true : undefined));
+    expect([...s.messages, ...resumed.messages].map((m) => (m.data.data as { id: string }).id)).toEqual([first, second]);
   });
 });

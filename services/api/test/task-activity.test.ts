@@ -60,6 +60,31 @@ describe('GET /v1/tasks/{taskId}/activity', () => {
     expect(res.body.pagination.total).toBe(7);
   });
 
+  it("tells a task's labels and parent as changes, and its relations on both of their tasks", async () => {
+    const [taskId, parentId, otherId] = [await createTask(), await createTask('Launch'), await createTask('Announce')];
+    const labelId = (await api().post('/v1/labels', { name: `Release ${taskId}` })).body.id as string;
+    expect((await api().patch(`/v1/tasks/${taskId}`, { labelIds: [labelId] })).status).toBe(200);
+    expect((await api().patch(`/v1/tasks/${taskId}`, { parentId })).status).toBe(200);
+    const relation = await api().post(`/v1/tasks/${taskId}/relations`, { type: 'blocks', taskId: otherId });
+    expect(relation.status).toBe(201);
+    expect((await api().delete(`/v1/tasks/${otherId}/relations/${relation.body.id}`)).status).toBe(204);
+
+    const entries = async (id: string) =>
+      (await api().get(`/v1/tasks/${id}/activity`)).body.data.map((entry: { type: string; changes: unknown }) => [entry.type, entry.changes]);
+    expect(await entries(taskId)).toEqual([
+      ['task.created', null],
+      ['task.updated', { labelIds: { from: [], to: [labelId] } }],
+      ['task.updated', { parentId: { from: null, to: parentId } }],
+      ['relation.created', null],
+      ['relation.deleted', null],
+    ]);
+    expect(await entries(otherId)).toEqual([
+      ['task.created', null],
+      ['relation.created', null],
+      ['relation.deleted', null],
+    ]);
+  });
+
   it('walks the history a page at a time with the cursor', async () => {
     const taskId = await createTask();
     for (const priority of ['low', 'high', 'medium']) await api().patch(`/v1/tasks/${taskId}`, { priority });
@@ -77,10 +102,17 @@ describe('GET /v1/tasks/{taskId}/activity', () => {
     expect(walked).toEqual(all);
   });
 
-  it('is deleted with the task', async () => {
+  it("outlives the events' retention, and is deleted with the task", async () => {
     const taskId = await createTask();
     await api().patch(`/v1/tasks/${taskId}`, { status: 'in_progress' });
-    expect(await h.db.taskActivity.count({ where: { taskId } })).toBe(2);
+    const entryIds = async () => (await api().get(`/v1/tasks/${taskId}/activity`)).body.data.map((entry: { id: string }) => entry.id) as string[];
+    const ids = await entryIds();
+    expect(ids).toHaveLength(2);
+    // Its events dispatched a day ago, then pruned as the worker's sweep does past the retention.
+    await h.db.outboxEvent.updateMany({ where: { id: { in: ids } }, data: { dispatchedAt: new Date(Date.now() - 24 * 3600 * 1000) } });
+    expect(await h.deps.unscoped.pruneDispatchedEvents(new Date(Date.now() - 3600 * 1000), 1)).toBe(2);
+    expect(await entryIds()).toEqual(ids);
+
     expect((await api().delete(`/v1/tasks/${taskId}`)).status).toBe(204);
     expect(await h.db.taskActivity.count({ where: { taskId } })).toBe(0);
     expectError(await api().get(`/v1/tasks/${taskId}/activity`), 404, 'not_found', 'taskId');
