@@ -11,6 +11,7 @@ let org: TestOrg;
 let server: Server;
 let projectId: string;
 let taskId: string;
+let labelId: string;
 
 beforeAll(async () => {
   h = createHarness();
@@ -19,6 +20,7 @@ beforeAll(async () => {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   projectId = (await as(h.app, org.liveKey).post('/v1/projects', { name: 'Inputs' })).body.id;
   taskId = (await as(h.app, org.liveKey).post('/v1/tasks', { title: 'Original', projectId })).body.id;
+  labelId = (await as(h.app, org.liveKey).post('/v1/labels', { name: 'Triage' })).body.id;
 });
 afterAll(async () => {
   await new Promise((resolve) => server.close(resolve));
@@ -106,16 +108,19 @@ describe('names, which are one line of text (docs/decisions.md#signing-in-safely
     ['DEL', 'Ann\u007f'],
     ['a C1 control', 'Ann\u0085Lee'],
     ['a line separator', 'Ann\u2028Lee'],
-  ])('refuses %s in the name of a project, a key and an accepted invitation, naming the field and storing nothing', async (_, name) => {
+  ])('refuses %s in the name of a project, a key, a label and an accepted invitation, naming the field and storing nothing', async (_, name) => {
     expectContractError(await api().post('/v1/projects').set(auth()).send({ name }), 400, 'invalid_request', 'name');
     expectContractError(await api().patch(`/v1/projects/${projectId}`).set(auth()).send({ name }), 400, 'invalid_request', 'name');
     expectContractError(await api().post('/v1/api-keys').set(auth()).send({ name }), 400, 'invalid_request', 'name');
+    expectContractError(await api().post('/v1/labels').set(auth()).send({ name }), 400, 'invalid_request', 'name');
+    expectContractError(await api().patch(`/v1/labels/${labelId}`).set(auth()).send({ name }), 400, 'invalid_request', 'name');
     const { token } = (await as(h.app, org.liveKey).post('/v1/members/invite', { email: 'one-line@example.com', role: 'member' })).body;
     const refused = await api().post('/v1/invitations/accept').send({ token, name });
     expectContractError(refused, 400, 'invalid_request', 'name');
     expect(refused.body.error.message).toBe('name must not contain control characters such as line breaks or tabs');
     expect(await h.db.user.count({ where: { email: 'one-line@example.com' } })).toBe(0);
     expect((await api().get(`/v1/projects/${projectId}`).set(auth())).body.name).toBe('Inputs');
+    expect((await api().get('/v1/labels').set(auth())).body.data.map((label: { name: string }) => label.name)).toEqual(['Triage']);
   });
 
   it('takes names with accents, emoji and inner spaces', async () => {

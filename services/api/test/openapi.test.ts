@@ -18,6 +18,8 @@ import { watchConsole } from '@test-support/page-checks';
 let h: Harness;
 interface DescribedOperation {
   operationId?: string;
+  description?: string;
+  'x-permission'?: string;
   security?: unknown[];
   parameters?: { name: string; in: string; schema: { format?: string } }[];
   requestBody?: { content: Record<string, { schema: Schema }> };
@@ -83,8 +85,27 @@ describe('GET /v1/openapi.json', () => {
     expect(() => conformance.check('get', `/v1/projects/${project.body.id}`, res(error, 403))).toThrow(/disagrees/);
   });
 
+  it('says the events need events:read, which a key holding webhooks:read has too (docs/decisions.md#tenancy-and-keys)', () => {
+    for (const path of ['/v1/events', '/v1/events/{eventId}', '/v1/events/feed', '/v1/events/stream']) {
+      const operation = document.paths[path]!.get!;
+      expect({ path, permission: operation['x-permission'] }).toEqual({ path, permission: 'events:read' });
+      expect(operation.description).toContain('a key holding `webhooks:read` has it too');
+    }
+    expect(document.paths['/v1/webhooks']!.get!.description).toMatch(/Needs the `webhooks:read` permission\.$/);
+  });
+
   it('has a webhooks entry for each of the 20 event types', () => {
     expect(Object.keys(document.webhooks).sort()).toEqual([...EVENT_TYPES].sort());
+  });
+
+  it('names who caused the event in every webhook body and event record (docs/decisions.md#history-actors-and-live-events)', () => {
+    const actor = { $ref: '#/components/schemas/Actor' };
+    for (const type of EVENT_TYPES) {
+      const body = document.webhooks[type]!.post!.requestBody!.content['application/json']!.schema;
+      expect({ type, required: body.required, actor: body.properties?.actor }).toEqual({ type, required: expect.arrayContaining(['actor']), actor });
+    }
+    const record = document.components.schemas.EventRecord!;
+    expect({ required: record.required, actor: record.properties?.actor }).toEqual({ required: expect.arrayContaining(['actor']), actor });
   });
 });
 

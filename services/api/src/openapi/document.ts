@@ -206,9 +206,15 @@ const ERROR_SCHEMA: JsonSchema = {
   },
 };
 
+/** docs/decisions.md#tenancy-and-keys: `events:read` is also held with `webhooks:read`, with which keys made before it existed read events. */
+function needs(permission: Permission): string {
+  if (permission === 'events:read') return 'Needs the `events:read` permission, which every role has (a key holding `webhooks:read` has it too).';
+  return `Needs the \`${permission}\` permission.`;
+}
+
 function operationOf(route: RouteDefinition, components: Record<string, JsonSchema>): Record<string, unknown> {
   const body = requestBody(route, components);
-  const permission = route.kind === 'authenticated' ? `Needs the \`${route.permission}\` permission.` : 'Needs no API key.';
+  const permission = route.kind === 'authenticated' ? needs(route.permission) : 'Needs no API key.';
   return {
     operationId: route.operationId,
     summary: route.summary,

@@ -1,9 +1,10 @@
 import Joi from 'joi';
 import type { LabelSortField } from '@worktrack/db';
+import { nameString } from '../../http/names';
 import { pageQuery, type PageParams } from '../../http/pagination';
 import { labelOrder } from './label-order';
 
-const name = Joi.string().trim().min(1).max(50);
+const name = nameString(50);
 const color = Joi.string()
   .pattern(/^#(?:[0-9a-fA-F]{3}|[0-9a-fA-F]{6})$/)
   .allow(null)
