@@ -133,4 +133,75 @@ describe('what an operator reads when the API, the worker or the CLI cannot star
       expect(run.stopMs).toBeLessThan(10_000);
     }
   });
+
+  it.concurrent('PUBLIC_BASE_URL naming this machine at another port than the API listens on: one warning at start', async () => {
+    const ports = await servicePorts();
+    const elsewhere = `http://127.0.0.1:${Number(ports.PORT) + 1}`;
+    const api = runBundled(API, [], { ...ports, PUBLIC_BASE_URL: elsewhere, REDIS_PREFIX: `wt-test-base-url-${ports.PORT}` });
+    try {
+      await waitForHttp(`http://127.0.0.1:${ports.PORT}/healthz`, 90_000);
+      api.kill('SIGTERM');
+      expect(await exitCode(api)).toBe(0);
+      const warnings = api
+        .output()
+        .split('\n')
+        .filter((line) => line.includes('PUBLIC_BASE_URL ('));
+      expect(warnings).toEqual([expect.stringContaining(`PUBLIC_BASE_URL (${elsewhere}) names this machine at port ${Number(ports.PORT) + 1}`)]);
+    } finally {
+      api.kill('SIGKILL');
+    }
+  });
+
+  /** A way to this test file's Postgres that can be cut: the server closed, every connection through it dropped. */
+  async function cuttablePostgres() {
+    const target = new URL(process.env.DATABASE_URL!);
+    const sockets = new Set<net.Socket>();
+    const server = net.createServer((client) => {
+      const upstream = net.connect(Number(target.port || 5432), target.hostname);
+      for (const socket of [client, upstream]) {
+        sockets.add(socket);
+        socket.on('error', () => socket.destroy());
+      }
+      client.pipe(upstream).pipe(client);
+    });
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    return {
+      port: (server.address() as net.AddressInfo).port,
+      cut() {
+        server.close();
+        for (const socket of sockets) socket.destroy();
+      },
+    };
+  }
+
+  it.concurrent('Postgres unreachable while the worker runs: one plain line every few seconds, not every failed query', async () => {
+    const postgres = await cuttablePostgres();
+    const healthPort = await freePort();
+    const child = runBundled(WORKER, [], {
+      WORKER_HEALTH_PORT: String(healthPort),
+      DATABASE_URL: databaseAtPort(postgres.port),
+      REDIS_PREFIX: `wt-test-postgres-gone-${healthPort}`,
+    });
+    const notices: number[] = [];
+    child.stderr!.on('data', (chunk: Buffer) => {
+      for (const line of chunk.toString().trimEnd().split('\n')) if (line.startsWith('Cannot reach the database')) notices.push(Date.now());
+    });
+    try {
+      await waitForHttp(`http://127.0.0.1:${healthPort}/healthz`, 90_000);
+      postgres.cut();
+      await waitFor(async () => (notices.length >= 2 ? true : undefined), { timeoutMs: 30_000, intervalMs: 100 }).catch((err: Error) => {
+        throw new Error(`${err.message}; the worker printed:\n${child.output()}`);
+      });
+      child.kill('SIGTERM');
+      const notice = 'Cannot reach the database. Check DATABASE_URL and that PostgreSQL is running; retrying.';
+      expect({ code: await exitCode(child), errors: child.errorOutput().trimEnd().split('\n') }).toEqual({ code: 0, errors: [notice, notice] });
+      expect(notices[1]! - notices[0]!).toBeGreaterThanOrEqual(4_900);
+      // Nor is each failed sweep or claim logged (LOG_LEVEL=warn would show them).
+      expect(child.output()).not.toMatch(/sweep failed|claim failed/);
+    } finally {
+      child.kill('SIGKILL');
+      postgres.cut();
+    }
+  });
 });

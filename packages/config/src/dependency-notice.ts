@@ -18,7 +18,12 @@ export function noticeOnce(line: string, intervalMs = NOTICE_INTERVAL_MS): void 
 }
 
 /** The sentence an operator reads while a running service cannot reach Postgres. */
-export const DATABASE_UNREACHABLE = 'Cannot reach the database. Check DATABASE_URL and that PostgreSQL is running; retrying.';
+const DATABASE_UNREACHABLE = 'Cannot reach the database. Check DATABASE_URL and that PostgreSQL is running; retrying.';
+
+/** The handler of a periodic query's errors: an unreachable Postgres becomes the plain notice, anything else goes to `log`. */
+export function databaseErrorReporter(log: (err: unknown) => void): (err: unknown) => void {
+  return (err) => (isUnreachable(err) ? noticeOnce(DATABASE_UNREACHABLE) : log(err));
+}
 
 /** The sentence an operator reads while Redis cannot be reached: where the services look, and which setting says so. */
 function redisUnreachableLine(target: RedisTarget): string {

@@ -5,6 +5,6 @@ export { createLogger, type LogFormat, type Logger } from './logger';
 export { onParentExit, onShutdown, SHUTDOWN_DEADLINE_MS } from './shutdown';
 export { unreadyDependencies } from './readiness';
 export { exitOnStartupError } from './startup-errors';
-export { DATABASE_UNREACHABLE, noticeOnce, redisErrorReporter } from './dependency-notice';
+export { databaseErrorReporter, noticeOnce, redisErrorReporter } from './dependency-notice';
 export { isUnreachable } from './unreachable';
 export type { RedisNode, RedisTarget } from './redis-settings';

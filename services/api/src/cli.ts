@@ -6,22 +6,24 @@ import { dashboardLink, dashboardLinkUsage } from './cli/dashboard-link';
 import { keysCreate, keysCreateUsage } from './cli/keys-create';
 import { orgsList, orgsListUsage } from './cli/orgs-list';
 import { secretsReseal, secretsResealUsage } from './cli/secrets-reseal';
-import { UsageError } from './cli/usage-error';
+import { isArgumentError, UsageError } from './cli/usage-error';
 
 /**
  * Operators' commands: every organization's data at once, through the unscoped handle. What an
  * operation of the API does runs through the pipeline as the operator (`cli/operator-caller.ts`:
  * `keys create`, `dashboard-link`); why the others do not, ARCHITECTURE.md says beside the pipeline.
  */
-const commands: Record<string, (data: UnscopedData, argv: string[], context: CommandContext) => Promise<void>> = {
-  bootstrap,
-  'orgs list': orgsList,
-  'keys create': keysCreate,
-  'dashboard-link': dashboardLink,
-  'secrets reseal': secretsReseal,
+const commands: Record<string, { run: (data: UnscopedData, argv: string[], context: CommandContext) => Promise<void>; usage: string }> = {
+  bootstrap: { run: bootstrap, usage: bootstrapUsage },
+  'orgs list': { run: orgsList, usage: orgsListUsage },
+  'keys create': { run: keysCreate, usage: keysCreateUsage },
+  'dashboard-link': { run: dashboardLink, usage: dashboardLinkUsage },
+  'secrets reseal': { run: secretsReseal, usage: secretsResealUsage },
 };
 
-const usage = `Usage:\n  ${[bootstrapUsage, orgsListUsage, keysCreateUsage, dashboardLinkUsage, secretsResealUsage].join('\n  ')}`;
+const usage = `Usage:\n  ${Object.values(commands)
+  .map((command) => command.usage)
+  .join('\n  ')}`;
 
 async function main(): Promise<void> {
   loadDotEnv();
@@ -35,9 +37,10 @@ async function main(): Promise<void> {
   const config = loadApiConfig();
   const database = createDatabase(config.databaseUrl, { poolSize: 2, pooler: config.databasePooler });
   try {
-    await commands[name]!(unscopedData(database), argv.slice(name.split(' ').length), { config, database });
+    await commands[name]!.run(unscopedData(database), argv.slice(name.split(' ').length), { config, database });
   } catch (err) {
     if (err instanceof UsageError) throw err;
+    if (isArgumentError(err)) throw new UsageError(err.message, commands[name]!.usage);
     exitOnStartupError(err, { databaseUrl: config.databaseUrl });
   } finally {
     await database.close();

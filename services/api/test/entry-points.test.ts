@@ -58,7 +58,15 @@ describe('shipped entry points', () => {
 
   it('`pnpm cli` refuses bad arguments with a message and exit code 2', async () => {
     const cli = runEntry('services/api/src/cli.ts', ['bootstrap', '--org', 'Acme'], {});
+    // An option the command does not know: its usage, not node:util's stack trace.
+    const unknown = runEntry('services/api/src/cli.ts', ['keys', 'create', '--help'], {});
     expect(await exitCode(cli)).toBe(2);
     expect(cli.output()).toContain('--org and --email are required');
-  });
+    expect(await exitCode(unknown)).toBe(2);
+    expect(unknown.output().trimEnd().split('\n')).toEqual([
+      "Unknown option '--help'",
+      expect.stringMatching(/^Usage: pnpm cli keys create --org ORG_ID --email EMAIL /),
+      expect.stringMatching(/^ {4}Creates an API key/),
+    ]);
+  }, 60_000);
 });

@@ -85,6 +85,14 @@ describe('error messages in people’s words, naming the field', () => {
     expect(fromLive.body.error.message).toBe('That project is a test project and this is a live key: use a test key, or one of the live projects');
     const unknown = await as(h.app, org.liveKey).post('/v1/tasks', { projectId: 'prj_nothing', title: 'Write the launch' });
     expect(unknown.body.error.message).toBe('projectId must name a project of the organization');
+    // Another organization's project, of either mode, is not told apart from none at all.
+    const other = await createOrg(h.db);
+    const foreign = await as(h.app, other.liveKey).post('/v1/projects', { name: 'Not yours' });
+    for (const key of [org.liveKey, org.testKey]) {
+      const res = await as(h.app, key).post('/v1/tasks', { projectId: foreign.body.id, title: 'Write the launch' });
+      expectError(res, 400, 'invalid_request', 'projectId');
+      expect(res.body.error.message).toBe('projectId must name a project of the organization');
+    }
   });
 
   it('says to use the Bearer scheme when another one is sent', async () => {

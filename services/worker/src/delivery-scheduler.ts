@@ -1,5 +1,5 @@
 import type { ClaimedDelivery, DeliveryWork } from '@worktrack/db';
-import { DATABASE_UNREACHABLE, isUnreachable, noticeOnce, type Logger } from '@worktrack/config';
+import { databaseErrorReporter, type Logger } from '@worktrack/config';
 
 export interface DeliverySchedulerOptions {
   /** Attempts this worker makes at once (`WORKER_CONCURRENCY`). */
@@ -57,6 +57,7 @@ export class DeliveryScheduler {
   private gathering: NodeJS.Timeout | undefined;
   private closed = false;
   private readonly poll: NodeJS.Timeout;
+  private readonly reportClaimError = databaseErrorReporter((err) => this.logger.warn({ err }, 'claim failed; claiming again at the next poll'));
 
   constructor(
     private readonly work: Pick<DeliveryWork, 'claimDueDeliveries' | 'releaseDeliveries'>,
@@ -116,8 +117,7 @@ export class DeliveryScheduler {
           return deliveries.length === room;
         },
         (err: unknown) => {
-          if (isUnreachable(err)) noticeOnce(DATABASE_UNREACHABLE);
-          else this.logger.warn({ err }, 'claim failed; claiming again at the next poll');
+          this.reportClaimError(err);
           return false;
         },
       )

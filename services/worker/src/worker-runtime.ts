@@ -1,4 +1,5 @@
 import { Worker } from 'bullmq';
+import { databaseErrorReporter } from '@worktrack/config';
 import { jobs as catalog, validatePayload, type QueueLayout, type RedisClient } from '@worktrack/queue';
 import { tracedAttempts } from './attempt-tracing';
 import { DeliveryScheduler } from './delivery-scheduler';
@@ -73,10 +74,9 @@ export function startWorkerRuntime(deps: WorkerDeps, options: WorkerRuntimeOptio
   }
 
   let sweeping: Promise<unknown> = Promise.resolve();
+  const reportSweepError = databaseErrorReporter((err) => deps.logger.warn({ err }, 'sweep failed'));
   const timer = setInterval(() => {
-    sweeping = sweep(deps, { graceMs: options.sweepGraceMs, deliveryRetentionDays: options.deliveryRetentionDays }).catch((err: unknown) =>
-      deps.logger.warn({ err }, 'sweep failed'),
-    );
+    sweeping = sweep(deps, { graceMs: options.sweepGraceMs, deliveryRetentionDays: options.deliveryRetentionDays }).catch(reportSweepError);
   }, options.sweepIntervalMs);
 
   return {

@@ -7,3 +7,8 @@ export class UsageError extends Error {
     super(message);
   }
 }
+
+/** node:util's parseArgs refusing the command line (an unknown option, a missing value, an extra argument). */
+export function isArgumentError(err: unknown): err is Error {
+  return err instanceof Error && String((err as NodeJS.ErrnoException).code).startsWith('ERR_PARSE_ARGS_');
+}
