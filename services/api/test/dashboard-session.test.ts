@@ -297,6 +297,12 @@ describe('roles', () => {
     expect(webhooks.status).toBe(403);
     expect(webhooks.text).not.toContain('Create a subscription');
     const webhook = await as(h.app, org.liveKey).post('/v1/webhooks', { url: 'https://93.184.215.14/hooks', events: ['*'] });
+    // Nor a subscription's page, nor a delivery's (its payload and the receiver's answer): refused for the role, not unknown.
+    for (const path of [`/dashboard/webhooks/${webhook.body.id}`, `/dashboard/webhooks/${webhook.body.id}/deliveries/dlv_unknown`]) {
+      const page = await guest.get(path);
+      expect({ path, status: page.status }).toEqual({ path, status: 403 });
+      expect(page.text).not.toContain('93.184.215.14/hooks');
+    }
     const attempts: [string, Record<string, string>][] = [
       ['/dashboard/webhooks', { url: 'https://93.184.215.14/x', events: '*' }],
       [`/dashboard/webhooks/${webhook.body.id}/delete`, {}],
@@ -341,6 +347,20 @@ describe('roles', () => {
     const refused = await session.get('/dashboard/webhooks');
     expect(refused.status).toBe(403);
     expect(refused.text).not.toContain('href="/dashboard/webhooks"');
+  });
+
+  it('offers events:read in the key form, says every role has it, and makes a key holding it alone', async () => {
+    const agent = await signedIn(h, admin());
+    const form = await agent.get('/dashboard/keys');
+    expect(form.text).toMatch(/<input type="checkbox" name="permissions" value="events:read"/);
+    expect(form.text).toContain('events:read reads the events (every role has it)');
+    const created = await agent
+      .post('/dashboard/keys')
+      .type('form')
+      .send({ name: 'Events reader', mode: 'live', permissions: 'events:read', _csrf: csrfOf(form.text) });
+    expect(created.status).toBe(303);
+    const key = await h.db.apiKey.findFirstOrThrow({ where: { organizationId: org.organization.id, name: 'Events reader' } });
+    expect(key.permissions).toEqual(['events:read']);
   });
 });
 
@@ -443,6 +463,30 @@ describe('the webhook form', () => {
     expect(after.text).toContain('7 requests at once, no rate limit');
   });
 
+  it('sets the order on create and edit, and shows it on the page and in the form', async () => {
+    const selected = (html: string) => /<select[^>]*name="ordering"[^>]*>[\s\S]*?<option value="(\w+)" selected/.exec(html)?.[1];
+    const created = await agent
+      .post('/dashboard/webhooks')
+      .type('form')
+      .send({ url: 'https://93.184.215.14/ordered', events: '*', ordering: 'resource', _csrf: token });
+    expect(created.status).toBe(303);
+    const path = /\/dashboard\/webhooks\/whk_\w+/.exec(created.headers.location!)![0];
+    expect(await record(path.split('/').pop()!)).toMatchObject({ ordering: 'resource' });
+    const page = await agent.get(path);
+    expect(selected(page.text)).toBe('resource');
+    expect(page.text).toContain('In order, per resource');
+
+    const saved = await agent
+      .post(path)
+      .type('form')
+      .send({ url: 'https://93.184.215.14/ordered', events: '*', description: '', ordering: 'none', _csrf: token });
+    expect(saved.status).toBe(303);
+    expect(await record(path.split('/').pop()!)).toMatchObject({ ordering: 'none' });
+    const after = await agent.get(path);
+    expect(selected(after.text)).toBe('none');
+    expect(after.text).toContain('Any order');
+  });
+
   it.each([
     [{ maxConcurrency: '0' }, 'maxConcurrency'],
     [{ maxConcurrency: '2.5' }, 'maxConcurrency'],
@@ -471,6 +515,12 @@ describe('the webhook form', () => {
     expect(res.status).toBe(400);
     expect(res.text).toContain(reason);
     expect(res.text).not.toContain('WEBHOOK_ALLOWED_HOSTS');
+  });
+
+  it('hints at the URL rule without saying that a host the service allows (a local receiver) is refused', async () => {
+    const form = (await agent.get('/dashboard/webhooks')).text;
+    expect(form).toContain('https and a public address, unless this service allows the host for local testing');
+    expect(form).not.toContain('not a private address');
   });
 
   it('shows a receiver’s pause on the webhook page and in the list while it holds', async () => {

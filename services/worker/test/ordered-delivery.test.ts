@@ -100,17 +100,22 @@ function random(seed: number): () => number {
 
 /**
  * A receiver answering 500 to the requests `fails` picks, each after a few milliseconds, noting the
- * status it gave each request and the most requests of one task it ever had open at once.
+ * status it gave each request and the most requests of one task, and of all, it ever had open at once.
  */
 async function judgedReceiver(fails: (r: Received) => boolean, delayMs: () => number = () => 0) {
   const status = new Map<Received, number>();
   const open = new Map<string, number>();
-  const seen = { maxOpenPerTask: 0 };
+  const seen = { maxOpenPerTask: 0, maxOpen: 0, openNow: 0 };
   const receiver = await receiverFor((_, r) => (res: ServerResponse) => {
     const task = taskOf(r);
     open.set(task, (open.get(task) ?? 0) + 1);
     seen.maxOpenPerTask = Math.max(seen.maxOpenPerTask, open.get(task)!);
-    res.on('close', () => open.set(task, open.get(task)! - 1));
+    seen.openNow += 1;
+    seen.maxOpen = Math.max(seen.maxOpen, seen.openNow);
+    res.on('close', () => {
+      open.set(task, open.get(task)! - 1);
+      seen.openNow -= 1;
+    });
     const answer = fails(r) ? 500 : 200;
     status.set(r, answer);
     setTimeout(() => {
@@ -179,10 +184,11 @@ describe('the §20 bound: 20 tasks each PATCHed 10 times, to a receiver failing 
     expect(seen.maxOpenPerTask).toBe(1);
   }, 120_000);
 
-  it('two worker processes: the same', async () => {
+  it("two worker processes: the same, and their twenty slots together within the subscription's maxConcurrency of 10", async () => {
     const { received, status, seen, taskIds } = await run(() => startWorkerProcesses(2));
     expectCommitOrder(received, status, taskIds, UPDATES);
     expect(seen.maxOpenPerTask).toBe(1);
+    expect(seen.maxOpen).toBeLessThanOrEqual(10);
   }, 180_000);
 
   it('a worker killed mid-run: its attempts are taken over, the order kept', async () => {
@@ -254,6 +260,40 @@ describe('an exhausted delivery', () => {
     expect(receiver.received.map(versionOf)).toEqual([1, 1, 1, 2, 3]);
     expect(receiver.received.slice(3).map((r) => status.get(r))).toEqual([200, 200]);
     expect(await h.db.delivery.count({ where: { webhookId: sub.webhookId, status: 'failed' } })).toBe(1);
+  }, 60_000);
+});
+
+describe('recovery', () => {
+  it('sends in order: a resent failed delivery and the missed ones of its task, one at a time, each retried before the next', async () => {
+    let recovering = false;
+    const triedInRecovery = new Set<string>();
+    // Before recovery every request fails; after it, each delivery's first attempt: unordered, its retry would land after the next update.
+    const { receiver, status, seen } = await judgedReceiver(
+      (r) => !recovering || (!triedInRecovery.has(r.json.deliveryId) && Boolean(triedInRecovery.add(r.json.deliveryId))),
+      () => 20,
+    );
+    const since = new Date(Date.now() - 1000).toISOString();
+    const sub = await subscribed(receiver.url);
+    const [taskId] = await createTasks(sub, 1);
+    startWorker({ WEBHOOK_RETRY_DELAYS_MS: '20,20' });
+
+    await updateTasks(sub, [taskId!], 1);
+    await waitFor(async () => ((await h.db.webhook.findUniqueOrThrow({ where: { id: sub.webhookId } })).status === 'disabled' ? true : undefined));
+    // Made while the subscription is disabled: missed, no delivery.
+    for (const version of [2, 3, 4])
+      await as(h.app, sub.org.liveKey)
+        .patch(`/v1/tasks/${taskId}`, { title: `v${version}` })
+        .expect(200);
+    expect(await h.db.delivery.count({ where: { webhookId: sub.webhookId } })).toBe(1);
+
+    recovering = true;
+    await as(h.app, sub.org.liveKey).patch(`/v1/webhooks/${sub.webhookId}`, { status: 'active' }).expect(200);
+    expect((await as(h.app, sub.org.liveKey).post(`/v1/webhooks/${sub.webhookId}/recover`, { since }).expect(202)).body).toEqual({ recovered: 4 });
+    await settled(sub.webhookId, 4);
+
+    expect(receiver.received.slice(0, 3).map(versionOf)).toEqual([1, 1, 1]);
+    expectCommitOrder(receiver.received.slice(3), status, [taskId!], 4);
+    expect(seen.maxOpenPerTask).toBe(1);
   }, 60_000);
 });
 

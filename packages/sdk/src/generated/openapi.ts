@@ -799,7 +799,7 @@ export interface paths {
          * List events
          * @description Newest first; events are kept 30 days. Filters combine.
          *
-         *     Needs the `events:read` permission.
+         *     Needs the `events:read` permission, which every role has (a key holding `webhooks:read` has it too).
          */
         get: operations["listEvents"];
         put?: never;
@@ -821,7 +821,7 @@ export interface paths {
          * Read the event feed
          * @description Every event of the organization and mode exactly once, oldest first: call it again and again with the last `next` and no event is skipped or repeated, also one whose change committed late. Without `after`, from the oldest event kept (30 days). An event appears once its transaction and every older one have ended, so a page can be empty while changes are being written. A cursor older than 30 days answers 410 `cursor_expired`.
          *
-         *     Needs the `events:read` permission.
+         *     Needs the `events:read` permission, which every role has (a key holding `webhooks:read` has it too).
          */
         get: operations["readEventFeed"];
         put?: never;
@@ -843,7 +843,7 @@ export interface paths {
          * Get an event
          * @description Events older than 30 days are not found.
          *
-         *     Needs the `events:read` permission.
+         *     Needs the `events:read` permission, which every role has (a key holding `webhooks:read` has it too).
          */
         get: operations["getEvent"];
         put?: never;
@@ -931,7 +931,7 @@ export interface paths {
          * Stream events as they happen
          * @description Server-Sent Events (`text/event-stream`): each event of the organization and mode as a message whose `id` is a feed cursor, `event` its type and `data` the webhook body (without `webhookId` and `deliveryId`, with the event's `id`). Reconnect with `Last-Event-ID` (or `after`) to get what was missed with no gap and no duplicate; without one, from now on. A comment line every 15 s. At most 5 open streams per API key (429); a revoked key's streams close within 5 s; a client over 1 MiB behind is disconnected and resumes.
          *
-         *     Needs the `events:read` permission.
+         *     Needs the `events:read` permission, which every role has (a key holding `webhooks:read` has it too).
          */
         get: operations["streamEvents"];
         put?: never;
@@ -7384,7 +7384,7 @@ export interface operations {
                     /** @description Attempts per second across all workers, 1-10000; null for no limit */
                     rateLimit?: number | null;
                     /**
-                     * @description `resource`: the deliveries of events about one resource (the task, project, comment, file or member whose `id` is in `data`) are sent one at a time, in the order the changes were committed; a failing one holds back only its own resource while it is retried. `none`: no order. A change applies at once to the deliveries not yet sent.
+                     * @description `resource`: the deliveries of events about one resource (the task, project, comment, file, member, label or relation whose `id` is in `data`) are sent one at a time, in the order the changes were committed; a failing one holds back only its own resource while it is retried. `none`: no order. A change applies at once to the deliveries not yet sent.
                      * @default none
                      * @enum {string}
                      */
@@ -8063,7 +8063,7 @@ export interface operations {
                     /** @description Attempts per second across all workers, 1-10000; null for no limit */
                     rateLimit?: number | null;
                     /**
-                     * @description `resource`: the deliveries of events about one resource (the task, project, comment, file or member whose `id` is in `data`) are sent one at a time, in the order the changes were committed; a failing one holds back only its own resource while it is retried. `none`: no order. A change applies at once to the deliveries not yet sent.
+                     * @description `resource`: the deliveries of events about one resource (the task, project, comment, file, member, label or relation whose `id` is in `data`) are sent one at a time, in the order the changes were committed; a failing one holds back only its own resource while it is retried. `none`: no order. A change applies at once to the deliveries not yet sent.
                      * @enum {string}
                      */
                     ordering?: "none" | "resource";

@@ -6,7 +6,7 @@ import { Checkboxes, NumberField, SelectField, TextArea, TextField } from './com
 
 const ORDERING_OPTIONS = [
   { value: 'none', label: 'Any order' },
-  { value: 'resource', label: 'In order, per task, project, comment, file or member' },
+  { value: 'resource', label: 'In order, per task, project, comment, file, member, label or relation' },
 ];
 
 const EVENT_OPTIONS = [{ value: '*', label: 'Every event (*)' }, ...EVENT_TYPES.map((type) => ({ value: type, label: type }))];

@@ -48,7 +48,7 @@ const rateLimit = Joi.number()
 const ordering = Joi.string()
   .valid(...Object.values(DeliveryOrdering))
   .description(
-    '`resource`: the deliveries of events about one resource (the task, project, comment, file or member whose `id` is in `data`) are sent one at a time, in the order the changes were committed; a failing one holds back only its own resource while it is retried. `none`: no order. A change applies at once to the deliveries not yet sent.',
+    '`resource`: the deliveries of events about one resource (the task, project, comment, file, member, label or relation whose `id` is in `data`) are sent one at a time, in the order the changes were committed; a failing one holds back only its own resource while it is retried. `none`: no order. A change applies at once to the deliveries not yet sent.',
   );
 
 // docs/decisions.md#subscriber-controls: whatever is wrong inside them, the error names the field.
