@@ -33,7 +33,7 @@ export interface FeedOptions {
 }
 
 export interface StreamOptions {
-  /** Where to start (a cursor); without it, from now on. */
+  /** Where to start (a cursor); without it, from now on (a connection lost before the first event resumes from where it started). */
   after?: string;
   types?: string[];
   projectIds?: string[];
@@ -70,8 +70,8 @@ const query = (params: Record<string, string | number | undefined>) => {
   return text ? `?${text}` : '';
 };
 
-/** The SSE messages in a byte stream, as `{id, data}`. */
-async function* messagesOf(body: ReadableStream<Uint8Array>): AsyncGenerator<{ id: string; data: string }> {
+/** The SSE messages in a byte stream, as `{id, data}`; a message with an id and no data (where a stream opened without a cursor starts) has none. */
+async function* messagesOf(body: ReadableStream<Uint8Array>): AsyncGenerator<{ id: string; data?: string }> {
   const reader = body.getReader();
   const decoder = new TextDecoder();
   let buffer = '';
@@ -91,6 +91,7 @@ async function* messagesOf(body: ReadableStream<Uint8Array>): AsyncGenerator<{ i
           else if (line.startsWith('data:')) data.push(line.slice(5).trimStart());
         }
         if (data.length > 0) yield { id, data: data.join('\n') };
+        else if (id) yield { id };
       }
     }
   } finally {
@@ -134,7 +135,7 @@ export function eventsClient(transport: Transport): EventsClient {
           try {
             for await (const message of messagesOf(response.body)) {
               cursor = message.id;
-              yield { ...(JSON.parse(message.data) as Omit<StreamedEvent, 'cursor'>), cursor: message.id };
+              if (message.data !== undefined) yield { ...(JSON.parse(message.data) as Omit<StreamedEvent, 'cursor'>), cursor: message.id };
             }
           } catch {
             if (signal?.aborted) return;

@@ -243,6 +243,50 @@ describe('GET /v1/events/stream', () => {
     expect(walked).toEqual(ids);
   });
 
+  it("the SDK's stream opened without a cursor resumes from where it started when it ends before its first event", async () => {
+    const requests: Request[] = [];
+    const received: string[] = [];
+    let release = () => {};
+    const released = new Promise<void>((resolve) => (release = resolve));
+    const firstBytes: string[] = [];
+    const client = createClient({
+      baseUrl: reader().url,
+      apiKey: org.liveKey,
+      // The reconnection waits until an event has been committed while the client was away.
+      fetch: async (request) => {
+        requests.push(request);
+        if (requests.length > 1) await released;
+        const response = await fetch(request);
+        if (requests.length > 1 || !response.body) return response;
+        const watched = response.body.pipeThrough(
+          new TransformStream<Uint8Array, Uint8Array>({
+            transform(chunk, controller) {
+              firstBytes.push(new TextDecoder().decode(chunk));
+              controller.enqueue(chunk);
+            },
+          }),
+        );
+        return new Response(watched, response);
+      },
+    });
+    const abort = new AbortController();
+    const reading = (async () => {
+      for await (const event of client.events.stream({ types: ['project.created'], signal: abort.signal, reconnectDelayMs: 50 })) {
+        received.push((event.data as { id: string }).id);
+        if (received.length === 2) abort.abort();
+      }
+    })();
+    await waitFor(async () => (firstBytes.join('').includes('\nid: ') ? true : undefined));
+    reader().h.deps.streams.closeAll();
+    await waitFor(async () => (requests.length === 2 ? true : undefined));
+    const missed = await createProject('While away');
+    release();
+    const after = await createProject('Once back');
+    await reading;
+    expect(requests[1]!.headers.get('last-event-id')).toBeTruthy();
+    expect(received).toEqual([missed, after]);
+  });
+
   it('brings a task created through another API process', async () => {
     const [s] = await Promise.all([
       stream(),

@@ -97,8 +97,9 @@ export class EventStreams {
         },
       ),
     };
+    let joined: FeedPosition;
     try {
-      await this.tail.add(entry.stream);
+      joined = await this.tail.add(entry.stream);
     } catch (err) {
       this.tail.remove(entry.stream);
       await this.slots.release(tenant.keyId, streamId);
@@ -106,7 +107,10 @@ export class EventStreams {
     }
     this.open.add(entry);
     res.writeHead(200, { 'Content-Type': 'text/event-stream; charset=utf-8', Connection: 'keep-alive', 'X-Accel-Buffering': 'no' });
-    res.write('retry: 1000\n\n');
+    // A stream opened without a cursor starts with one (an id and no data, which dispatches no event):
+    // a client that loses the connection before the first event resumes from where it started.
+    const start = after ? '' : `id: ${sealFeedCursor(this.deps.cursorSecret, tenant, { ...joined, createdAt: new Date() })}\n`;
+    res.write(`retry: 1000\n${start}\n`);
     req.on('close', () => entry.stream.close());
     heartbeat = setInterval(() => {
       entry.stream.heartbeat();

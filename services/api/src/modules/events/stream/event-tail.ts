@@ -33,16 +33,19 @@ export class EventTail {
   ) {}
 
   /**
-   * Adds a reader. Resolves once the tail stands at a position taken after the reader was added:
-   * every event beyond it reaches the reader, every event before it has ended and is in the feed.
+   * Adds a reader. Resolves, once the tail has started, with where the reader joined it: every event
+   * beyond that position reaches the reader, every event before it has ended and is in the feed.
    */
-  async add(reader: TailReader): Promise<void> {
+  async add(reader: TailReader): Promise<FeedPosition> {
     const key = tenantKey(reader);
     const readers = this.readers.get(key) ?? new Set();
     readers.add(reader);
     this.readers.set(key, readers);
+    // A running tail hands the reader everything beyond where it stands now; a starting one, beyond where it starts.
+    const joined = this.position;
     this.started ??= this.start();
     await this.started;
+    return joined ?? this.position!;
   }
 
   remove(reader: TailReader): void {

@@ -32,7 +32,7 @@ export const streamDescription: EventStreamDescription = {
   path: STREAM_PATH,
   summary: 'Stream events as they happen',
   description:
-    "Server-Sent Events (`text/event-stream`): each event of the organization and mode as a message whose `id` is a feed cursor, `event` its type and `data` the webhook body (without `webhookId` and `deliveryId`, with the event's `id`). Reconnect with `Last-Event-ID` (or `after`) to get what was missed with no gap and no duplicate; without one, from now on. A comment line every 15 s. At most 5 open streams per API key (429); a revoked key's streams close within 5 s; a client over 1 MiB behind is disconnected and resumes.",
+    "Server-Sent Events (`text/event-stream`): each event of the organization and mode as a message whose `id` is a feed cursor, `event` its type and `data` the webhook body (without `webhookId` and `deliveryId`, with the event's `id`). Reconnect with `Last-Event-ID` (or `after`) to get what was missed with no gap and no duplicate; without one, from now on, and the first message is an `id` with no data: the cursor of where the stream started. A comment line every 15 s. At most 5 open streams per API key (429); a revoked key's streams close within 5 s; a client over 1 MiB behind is disconnected and resumes.",
   tag: 'Events',
   permission: 'events:read',
   query: streamQuery,
