@@ -95,7 +95,7 @@ export interface paths {
         };
         /**
          * List a task's activity
-         * @description Oldest first: its creation, every change (`changes`: `{field: {from, to}}`), its completion, its comments (created, edited, deleted) and relations, each naming who did it. Kept as long as the task exists, whatever the events' retention.
+         * @description Oldest first: its creation, every change (`changes`: `{field: {from, to}}`), its completion, its comments (created, edited, deleted) and its relations (added and removed, on either of their tasks), each naming who did it. Kept as long as the task exists, whatever the events' retention.
          *
          *     Needs the `tasks:read` permission.
          */

@@ -15,7 +15,7 @@ export const listTaskActivity = defineRoute({
   path: '/tasks/:taskId/activity',
   summary: "List a task's activity",
   description:
-    "Oldest first: its creation, every change (`changes`: `{field: {from, to}}`), its completion, its comments (created, edited, deleted) and relations, each naming who did it. Kept as long as the task exists, whatever the events' retention.",
+    "Oldest first: its creation, every change (`changes`: `{field: {from, to}}`), its completion, its comments (created, edited, deleted) and its relations (added and removed, on either of their tasks), each naming who did it. Kept as long as the task exists, whatever the events' retention.",
   tag: 'Tasks',
   permission: 'tasks:read',
   params: taskParams,
