@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { createDatabase, type Database } from '@worktrack/db';
 import { createOrg, type TestOrg } from '@test-support/api-harness';
+import { expectCommitOrder, taskOf, versionOf } from '@test-support/commit-order';
 import { waitFor } from '@test-support/wait-for';
 import { startReceiver } from '@test-support/receiver';
 import { startSentinelTopology, type SentinelTopology } from '@test-support/redis-topologies';
@@ -33,13 +34,45 @@ afterAll(async () => {
   await topology?.stop();
 });
 
-async function subscribedOrganization(receiverUrl: string): Promise<{ org: TestOrg; projectId: string }> {
+async function subscribedOrganization(receiverUrl: string, subscription: object = { events: ['task.created'] }): Promise<{ org: TestOrg; projectId: string }> {
   const org = await createOrg(database.db);
   const api = (method: string, path: string, body?: object) => call(services.api.url, org.liveKey, method, path, body);
-  expect((await api('POST', '/v1/webhooks', { url: receiverUrl, events: ['task.created'] })).status).toBe(201);
+  expect((await api('POST', '/v1/webhooks', { url: receiverUrl, ...subscription })).status).toBe(201);
   const project = await api('POST', '/v1/projects', { name: 'Sentinel' });
   expect(project.status).toBe(201);
   return { org, projectId: project.body!.id };
+}
+
+const UPDATES = 3;
+
+/**
+ * Tasks of an organization changed one request per `step`: each created as `v0`, then PATCHed to `v1`
+ * .. `v3`. `versions` holds each task's versions that an acknowledged request (201, 200) made: its
+ * commit order.
+ */
+function changedTasks({ org, projectId }: { org: TestOrg; projectId: string }) {
+  const versions = new Map<string, number[]>();
+  const statuses = new Map<number, number>();
+  let task: { id: string; next: number } | undefined;
+  return {
+    versions,
+    statuses,
+    async step() {
+      const request = task
+        ? call(services.api.url, org.liveKey, 'PATCH', `/v1/tasks/${task.id}`, { title: `v${task.next}` })
+        : call(services.api.url, org.liveKey, 'POST', '/v1/tasks', { title: 'v0', projectId });
+      const res = await request.catch(() => ({ status: 0, body: null }));
+      statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
+      if (!task) {
+        if (res.status !== 201) return;
+        task = { id: res.body!.id, next: 1 };
+        versions.set(task.id, [0]);
+        return;
+      }
+      if (res.status === 200) versions.get(task.id)!.push(task.next);
+      task = task.next === UPDATES ? undefined : { id: task.id, next: task.next + 1 };
+    },
+  };
 }
 
 describe('on Redis Sentinel', () => {
@@ -72,14 +105,17 @@ describe('on Redis Sentinel', () => {
     });
   });
 
-  it('survives the master SIGKILLed under load: no 500, every acknowledged task delivered exactly once', async () => {
+  it("survives the master SIGKILLed under load: no 500, every acknowledged task delivered exactly once, an ordered subscription's events of each task in commit order", async () => {
     const receiver = await startReceiver();
+    const orderedReceiver = await startReceiver();
     try {
       const { org, projectId } = await subscribedOrganization(receiver.url);
+      const ordered = changedTasks(await subscribedOrganization(orderedReceiver.url, { events: ['task.created', 'task.updated'], ordering: 'resource' }));
       const acknowledged = new Set<string>();
       const statuses = new Map<number, number>();
       let running = true;
-      // A steady load: one creation at a time, every other one with an Idempotency-Key (which needs Redis).
+      // A steady load: one creation at a time, every other one with an Idempotency-Key (which needs Redis), each followed by
+      // a step of another organization's changes to tasks, delivered to a subscription with ordering "resource".
       const load = (async () => {
         for (let n = 0; running; n++) {
           const headers: Record<string, string> = n % 2 === 0 ? { 'idempotency-key': randomUUID() } : {};
@@ -89,6 +125,7 @@ describe('on Redis Sentinel', () => {
           }));
           statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
           if (res.status === 201) acknowledged.add(res.body!.id);
+          await ordered.step();
           await new Promise((resolve) => setTimeout(resolve, 20));
         }
       })();
@@ -115,7 +152,6 @@ describe('on Redis Sentinel', () => {
       running = false;
       await load;
 
-      const taskOf = (r: (typeof receiver.received)[number]) => String(r.json.data.id);
       await waitFor(async () => (new Set(receiver.received.map(taskOf)).size >= acknowledged.size ? true : undefined), { timeoutMs: 30_000, intervalMs: 100 });
       expect([...statuses.keys()].filter((status) => status !== 201 && status !== 503)).toEqual([]);
       expect(statuses.get(503)).toBeGreaterThan(0);
@@ -129,8 +165,21 @@ describe('on Redis Sentinel', () => {
       });
       expect(deliveries).toHaveLength(acknowledged.size);
       expect(deliveries.every((d) => d.attemptCount === 1)).toBe(true);
+
+      // Per task, its acknowledged changes arrive in commit order (created first), also those made around the failover.
+      const orderedTaskIds = [...ordered.versions.keys()];
+      const versionsDue = (taskId: string) => ordered.versions.get(taskId)!;
+      const arrived = (taskId: string, version: number) => orderedReceiver.received.some((r) => taskOf(r) === taskId && versionOf(r) === version);
+      await waitFor(async () => (orderedTaskIds.every((id) => versionsDue(id).every((version) => arrived(id, version))) ? true : undefined), {
+        timeoutMs: 30_000,
+        intervalMs: 100,
+      });
+      expect([...ordered.statuses.keys()].filter((status) => ![200, 201, 503].includes(status))).toEqual([]);
+      expect([orderedReceiver.received.some((r) => r.at < killedAt), orderedReceiver.received.some((r) => r.at > flowing.at)]).toEqual([true, true]);
+      expectCommitOrder(orderedReceiver.received, orderedTaskIds, versionsDue);
     } finally {
       await receiver.close();
+      await orderedReceiver.close();
     }
   }, 120_000);
 });

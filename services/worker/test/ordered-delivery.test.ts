@@ -1,5 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import { as, createHarness, createOrg, type Harness, type TestOrg } from '@test-support/api-harness';
+import { expectCommitOrder, taskOf, versionOf } from '@test-support/commit-order';
 import { exitCode } from '@test-support/processes';
 import { deferred, receiversClosedAfterEach, type Received } from '@test-support/receiver';
 import { waitFor } from '@test-support/wait-for';
@@ -85,9 +86,6 @@ async function updateTasks({ org }: Subscribed, taskIds: string[], updates: numb
   );
 }
 
-const taskOf = (r: Received) => r.json.data.id as string;
-const versionOf = (r: Received) => Number((r.json.data.title as string).slice(1));
-
 /** A seeded generator, so that a failure replays. */
 function random(seed: number): () => number {
   return () => {
@@ -126,30 +124,8 @@ async function judgedReceiver(fails: (r: Received) => boolean, delayMs: () => nu
   return { receiver, status, seen };
 }
 
-/**
- * §20's check, per task over every request it got: each is of the earliest version not yet answered
- * 2xx (none arrives while an earlier one is retried, and the answered ones come in commit order), and
- * all `updates` versions were answered. A repeat of a delivery already answered (the same
- * deliveryId: an attempt made again after its worker was taken for dead) is a duplicate, which
- * receivers drop, not a delivery out of order.
- */
-function expectCommitOrder(received: Received[], status: Map<Received, number>, taskIds: string[], updates: number) {
-  const answered = new Set<string>();
-  for (const taskId of taskIds) {
-    let next = 1;
-    const out: string[] = [];
-    for (const r of received.filter((x) => taskOf(x) === taskId)) {
-      if (answered.has(r.json.deliveryId)) continue;
-      const version = versionOf(r);
-      if (version !== next) out.push(`v${version} arrived while v${next} was due`);
-      if (version === next && status.get(r) === 200) {
-        answered.add(r.json.deliveryId);
-        next += 1;
-      }
-    }
-    expect({ taskId, out, answered: next - 1 }).toEqual({ taskId, out: [], answered: updates });
-  }
-}
+/** Versions 1 to `updates`: a task's PATCHes, in commit order. */
+const upTo = (updates: number) => () => Array.from({ length: updates }, (_, i) => i + 1);
 
 /** Resolves once at least `count` of the subscription's deliveries succeeded. */
 const settled = (webhookId: string, count: number) =>
@@ -180,13 +156,13 @@ describe('the §20 bound: 20 tasks each PATCHed 10 times, to a receiver failing 
 
   it('one worker: each task in commit order, one at a time, every update answered', async () => {
     const { received, status, seen, taskIds } = await run(async () => startWorker());
-    expectCommitOrder(received, status, taskIds, UPDATES);
+    expectCommitOrder(received, taskIds, upTo(UPDATES), status);
     expect(seen.maxOpenPerTask).toBe(1);
   }, 120_000);
 
   it("two worker processes: the same, and their twenty slots together within the subscription's maxConcurrency of 10", async () => {
     const { received, status, seen, taskIds } = await run(() => startWorkerProcesses(2));
-    expectCommitOrder(received, status, taskIds, UPDATES);
+    expectCommitOrder(received, taskIds, upTo(UPDATES), status);
     expect(seen.maxOpenPerTask).toBe(1);
     expect(seen.maxOpen).toBeLessThanOrEqual(10);
   }, 180_000);
@@ -202,7 +178,7 @@ describe('the §20 bound: 20 tasks each PATCHed 10 times, to a receiver failing 
         await exitCode(doomed!);
       },
     );
-    expectCommitOrder(received, status, taskIds, UPDATES);
+    expectCommitOrder(received, taskIds, upTo(UPDATES), status);
     expect(seen.maxOpenPerTask).toBe(1);
   }, 180_000);
 });
@@ -238,7 +214,7 @@ describe('a failing resource', () => {
         .every((v) => v === 1),
     ).toBe(true);
     expect(ofFailing.filter((r) => status.get(r) === 500).length).toBeGreaterThan(0);
-    expectCommitOrder(receiver.received, status, [failing!, flowing!], 5);
+    expectCommitOrder(receiver.received, [failing!, flowing!], upTo(5), status);
     expect(seen.maxOpenPerTask).toBe(1);
   }, 60_000);
 });
@@ -292,7 +268,7 @@ describe('recovery', () => {
     await settled(sub.webhookId, 4);
 
     expect(receiver.received.slice(0, 3).map(versionOf)).toEqual([1, 1, 1]);
-    expectCommitOrder(receiver.received.slice(3), status, [taskId!], 4);
+    expectCommitOrder(receiver.received.slice(3), [taskId!], upTo(4), status);
     expect(seen.maxOpenPerTask).toBe(1);
   }, 60_000);
 });
@@ -334,9 +310,9 @@ describe('PATCH of ordering with a backlog', () => {
     expect(deliveryIds(receiver.received)).not.toContain(first.json.deliveryId);
     expectCommitOrder(
       receiver.received.filter((r) => taskOf(r) !== taskOf(first)),
-      status,
       taskIds.filter((id) => id !== taskOf(first)),
-      4,
+      upTo(4),
+      status,
     );
     expect(receiver.received.filter((r) => taskOf(r) === taskOf(first) && status.get(r) === 200).map(versionOf)).toEqual([2, 3, 4]);
   }, 60_000);
