@@ -139,24 +139,15 @@ async function main() {
 
     const bare = `http://127.0.0.1:${basePort}`;
     const workerCpuBefore = cpuMicros(worker.pid!);
-    const warmUpOnly = await freshApi();
-    const servingWarmUp = await warmUp(
-      'worktrack API (dist/api.js), the warm-up alone',
-      warmUpOnly.pid!,
-      `${base}/v1/tasks?limit=50`,
-      `${base}/v1/tasks`,
-      org.headers,
-      body,
-    );
-    const afterPrisma = await freshApi();
-    await request('POST', `${base}/v1/projects`, org.headers, JSON.stringify({ name: 'Through Prisma' }));
-    const servingPrisma = await warmUp(
-      'the same, a project created through it first',
-      afterPrisma.pid!,
-      `${base}/v1/tasks?limit=50`,
-      `${base}/v1/tasks`,
-      org.headers,
-      body,
+    /** The warm-up against a fresh API process, after `before` (what that process serves first). */
+    const warmUpFreshApi = async (label: string, before: () => Promise<unknown> = async () => undefined) => {
+      const api = await freshApi();
+      await before();
+      return warmUp(label, api.pid!, `${base}/v1/tasks?limit=50`, `${base}/v1/tasks`, org.headers, body);
+    };
+    const servingWarmUp = await warmUpFreshApi('worktrack API (dist/api.js), the warm-up alone');
+    const servingPrisma = await warmUpFreshApi('the same, a project created through it first', () =>
+      request('POST', `${base}/v1/projects`, org.headers, JSON.stringify({ name: 'Through Prisma' })),
     );
     printTable(
       `The API: RSS after ${WARM_UP} lists of 50 + ${WARM_UP} creates and ${IDLE_MS / 1000} s idle`,
