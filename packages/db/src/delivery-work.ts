@@ -9,11 +9,10 @@ import {
 } from './statements/deliveries';
 import { fanOutEvents, type DeliveryRow } from './statements/delivery-rows';
 import { earlierUndispatchedEvents, undispatchedEvents, type EventToDispatch } from './statements/outbox-events';
-import { deliveryTraceContexts } from './statements/trace-contexts';
 
 /**
  * The worker's handle on Postgres: the hot prepared statements of `statements/` (fan-out, claim,
- * record, retention, trace contexts), bound to the pool they run on. The worker reaches the database
+ * record, retention), bound to the pool they run on. The worker reaches the database
  * only through it and the unscoped handle, as route handlers do through `deps.data(tenant)`.
  */
 export function deliveryWork(pool: SqlPool) {
@@ -25,7 +24,6 @@ export function deliveryWork(pool: SqlPool) {
     releaseDeliveries: (deliveries: Pick<ClaimedDelivery, 'id' | 'leasedUntil'>[]) => releaseDeliveries(pool, deliveries),
     recordAttempts: (records: AttemptRecord[]) => recordAttempts(pool, records),
     deleteExpiredDeliveries: (createdBefore: Date, limit: number) => deleteExpiredDeliveries(pool, createdBefore, limit),
-    deliveryTraceContexts: (deliveryIds: string[]) => deliveryTraceContexts(pool, deliveryIds),
   };
 }
 

@@ -28,7 +28,6 @@ export {
 } from './statements/deliveries';
 export { earlierUndispatchedEvents, resourceOf, undispatchedEvents, type EventToDispatch } from './statements/outbox-events';
 export { fanOutEvents, type DeliveryRow } from './statements/delivery-rows';
-export { deliveryTraceContexts, type DeliveryTraceContext } from './statements/trace-contexts';
 export { deliveryWork, type DeliveryWork } from './delivery-work';
 export { insertTaskWithEvent } from './data/tasks';
 export { idBoundaryAt, newId, ID_PREFIXES, type IdKind } from './ids';

@@ -64,8 +64,8 @@ async function subscription(org: TestOrg, fields: SubscriptionFields = {}): Prom
   });
 }
 
-async function event(org: TestOrg, type = 'project.created') {
-  return database.db.outboxEvent.create({ data: { id: newId('event'), organizationId: org.organization.id, mode: 'live', type, data: { id: 'prj_1' } } });
+async function event(org: TestOrg, type = 'project.created', traceparent: string | null = null) {
+  return database.db.outboxEvent.create({ data: { id: newId('event'), organizationId: org.organization.id, mode: 'live', type, data: { id: 'prj_1' }, traceparent } });
 }
 
 interface DeliveryFields {
@@ -324,17 +324,31 @@ describe('claimDueDeliveries', () => {
     expect(await claim()).toEqual([]);
   });
 
-  it('returns what the attempt needs: the stored body, the attempts made, the signing secrets, when the event happened', async () => {
+  it('returns what the attempt needs: the stored body, the attempts made, the signing secrets, when the event happened, what its span continues and links to', async () => {
     const org = await newOrg();
     const rotating = await subscription(org, { previousSecret: 'whsec-old', previousSecretExpiresAt: ahead(3_600_000) });
     const plain = await subscription(org, { status: 'disabled', disabledReason: 'manual', disabledAt: new Date() });
-    const created = await event(org, 'task.created');
+    const change = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01';
+    const created = await event(org, 'task.created', change);
     const retried = await pending(rotating, {
       eventId: created.id,
       eventType: 'task.created',
       body: '{"id":"tsk_1"}',
       attemptCount: 3,
       attemptsBeforeRecovery: 2,
+    });
+    // Its attempts so far, the latest (the third) last: a retry's span links to that one.
+    const spanOfAttempt = (n: number) => `00-0af7651916cd43dd8448eb211c80319c-00000000000000a${n}-01`;
+    await database.db.deliveryAttempt.createMany({
+      data: [3, 1, 2].map((n) => ({
+        id: newId('attempt'),
+        deliveryId: retried.id,
+        attemptNumber: n,
+        attemptedAt: ago(1_000 * (4 - n)),
+        responseStatus: 500,
+        responseTimeMs: 5,
+        traceparent: spanOfAttempt(n),
+      })),
     });
     const sample = await pending(plain, { test: true, eventType: 'task.updated', body: '{"test":true}' });
 
@@ -360,6 +374,9 @@ describe('claimDueDeliveries', () => {
       eventCreatedAt: created.createdAt,
       leasedUntil: leases.get(retried.id),
       ordered: false,
+      organizationId: org.organization.id,
+      eventTraceparent: change,
+      lastAttemptTraceparent: spanOfAttempt(3),
     });
     expect(byId.get(sample.id)).toEqual({
       id: sample.id,
@@ -377,6 +394,9 @@ describe('claimDueDeliveries', () => {
       eventCreatedAt: null,
       leasedUntil: leases.get(sample.id),
       ordered: false,
+      organizationId: org.organization.id,
+      eventTraceparent: null,
+      lastAttemptTraceparent: null,
     });
   });
 

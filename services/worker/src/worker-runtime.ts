@@ -43,7 +43,7 @@ export function startWorkerRuntime(deps: WorkerDeps, options: WorkerRuntimeOptio
     // A job is given back at the first check after its lock lapsed, having been marked at the check before.
     stalledInterval: options.lockDurationMs / 2,
   };
-  const scheduler = new DeliveryScheduler(deps.work, tracedAttempts(deps.work, deliveryHandler(deps, options.policy)), deps.logger, {
+  const scheduler = new DeliveryScheduler(deps.work, tracedAttempts(deliveryHandler(deps, options.policy)), deps.logger, {
     concurrency: options.concurrency,
     claimMs: options.policy.claimMs,
     startWithinMs: options.policy.startWithinMs,

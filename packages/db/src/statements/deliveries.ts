@@ -23,11 +23,17 @@ export interface ClaimedDelivery {
   leasedUntil: Date;
   /** Its resource's next delivery waits for it (docs/decisions.md#ordered-delivery): its attempt's end may let that one be claimed. */
   ordered: boolean;
+  /** What its attempt's span continues and links to (docs/decisions.md#traces): */
+  organizationId: string;
+  /** the change that wrote its event; null for a test send or an untraced change; */
+  eventTraceparent: string | null;
+  /** its latest attempt's span, which a retry or a redelivery links to; null before the first. */
+  lastAttemptTraceparent: string | null;
 }
 
 // The claim is one function (`"Delivery_claim"`, prisma/migrations/20261126130000_claim_in_one_round_trip,
-// with ordered delivery's rule in 20261127050000_ordered_delivery and ties in id order in 20261127120000_claim_ties_in_id_order),
-// so that it costs one round trip: its first statement locks the organizations with deliveries due,
+// with ordered delivery's rule in 20261127050000_ordered_delivery, ties in id order in 20261127120000_claim_ties_in_id_order
+// and the attempts' trace contexts in 20261127200000_claim_returns_trace_context), so that it costs one round trip: its first statement locks the organizations with deliveries due,
 // its second, with a fresh snapshot, leases their deliveries under the caps. Each row says whether
 // some are still due; a claim that takes nothing says it in a row with no delivery.
 const CLAIM = { name: 'deliveries.claim', text: 'SELECT * FROM "Delivery_claim"($1, $2)' };
