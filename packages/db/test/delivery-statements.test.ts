@@ -65,7 +65,9 @@ async function subscription(org: TestOrg, fields: SubscriptionFields = {}): Prom
 }
 
 async function event(org: TestOrg, type = 'project.created', traceparent: string | null = null) {
-  return database.db.outboxEvent.create({ data: { id: newId('event'), organizationId: org.organization.id, mode: 'live', type, data: { id: 'prj_1' }, traceparent } });
+  return database.db.outboxEvent.create({
+    data: { id: newId('event'), organizationId: org.organization.id, mode: 'live', type, data: { id: 'prj_1' }, traceparent },
+  });
 }
 
 interface DeliveryFields {
