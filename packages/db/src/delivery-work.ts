@@ -3,6 +3,7 @@ import {
   claimDueDeliveries,
   deleteExpiredDeliveries,
   recordAttempts,
+  recordAttemptsAndClaim,
   releaseDeliveries,
   type AttemptRecord,
   type ClaimedDelivery,
@@ -23,6 +24,7 @@ export function deliveryWork(pool: SqlPool) {
     claimDueDeliveries: (limit: number, claimMs: number) => claimDueDeliveries(pool, limit, claimMs),
     releaseDeliveries: (deliveries: Pick<ClaimedDelivery, 'id' | 'leasedUntil'>[]) => releaseDeliveries(pool, deliveries),
     recordAttempts: (records: AttemptRecord[]) => recordAttempts(pool, records),
+    recordAttemptsAndClaim: (records: AttemptRecord[], limit: number, claimMs: number) => recordAttemptsAndClaim(pool, records, limit, claimMs),
     deleteExpiredDeliveries: (createdBefore: Date, limit: number) => deleteExpiredDeliveries(pool, createdBefore, limit),
   };
 }

@@ -21,6 +21,7 @@ export {
   countDueDeliveries,
   deleteExpiredDeliveries,
   recordAttempts,
+  recordAttemptsAndClaim,
   releaseDeliveries,
   type AttemptRecord,
   type Claim,

@@ -5,6 +5,7 @@ import {
   fanOutEvents,
   newId,
   recordAttempts,
+  recordAttemptsAndClaim,
   releaseDeliveries,
   tenantData,
   undispatchedEvents,
@@ -792,6 +793,35 @@ describe('recordAttempts', () => {
   });
 });
 
+describe('recordAttemptsAndClaim', () => {
+  it('records, then claims with the slots the record freed, in one statement; a record refused claims nothing', async () => {
+    const capped = await subscription(await newOrg(), { maxConcurrency: 1 });
+    const [first, second, third] = await backlog(capped, 3);
+    const [claimed] = await claim();
+    expect(claimed!.id).toBe(first);
+    expect(await claim()).toEqual([]);
+
+    const refilled = await recordAttemptsAndClaim(database.pool, [recordOf(claimed!)], 10, CLAIM_MS);
+    expect(refilled.deliveries).toEqual([expect.objectContaining({ id: second, webhookId: capped.id, attemptCount: 0, url: capped.url })]);
+    expect(refilled.moreDue).toBe(true);
+    expect(await database.db.delivery.findUniqueOrThrow({ where: { id: first } })).toMatchObject({ status: 'succeeded', lockedUntil: null });
+    expect(await inFlight([capped])).toEqual([1]);
+
+    // The second record of an attempt is refused: the whole statement with it, the other record and the claim.
+    await expect(recordAttemptsAndClaim(database.pool, [recordOf(refilled.deliveries[0]!), recordOf(claimed!)], 10, CLAIM_MS)).rejects.toThrow(
+      /DeliveryAttempt_deliveryId_attemptNumber_key/,
+    );
+    expect(await database.db.delivery.findUniqueOrThrow({ where: { id: second } })).toMatchObject({ status: 'pending', attemptCount: 0 });
+    expect(await database.db.delivery.findUniqueOrThrow({ where: { id: third } })).toMatchObject({ lockedUntil: null });
+    expect(await inFlight([capped])).toEqual([1]);
+
+    const last = await recordAttemptsAndClaim(database.pool, [recordOf(refilled.deliveries[0]!)], 10, CLAIM_MS);
+    expect(idsOf(last.deliveries)).toEqual([third]);
+    expect((await recordAttemptsAndClaim(database.pool, [recordOf(last.deliveries[0]!)], 10, CLAIM_MS)).deliveries).toEqual([]);
+    expect(await inFlight([capped])).toEqual([0]);
+  });
+});
+
 describe('the batch statements', () => {
   it('never read a batch through the status indexes, whatever the statistics say', async () => {
     // One connection with generic plans, the plans prepared statements settle on; the claim's own
@@ -828,15 +858,19 @@ describe('the batch statements', () => {
       // The claim finds the subscriptions with pending deliveries by a skip scan of the index made for it.
       expect(claimPlans.join('\n')).toMatch(/Recursive Union[\s\S]*Delivery_pending_webhookId_nextAttemptAt_idx/);
 
+      // The record's statement runs inside its function too.
+      explained.length = 0;
       await recordAttempts(generic, []);
+      const recordPlans = explained.filter((plan) => plan.includes('"Delivery"'));
+      expect(recordPlans).toHaveLength(1);
       await undispatchedEvents(generic, ['evt_none']);
       await fanOutEvents(generic, ['evt_none'], []);
       const plans = await Promise.all(
-        [`"deliveries.record"('[]', '{}')`, `"outbox-events.undispatched"('{evt_none}')`, `"deliveries.insert"('{evt_none}', '[]', NULL, NULL)`].map(
-          async (call) => (await generic.query<{ 'QUERY PLAN': string }>(`EXPLAIN EXECUTE ${call}`)).rows.map((row) => row['QUERY PLAN']).join('\n'),
+        [`"outbox-events.undispatched"('{evt_none}')`, `"deliveries.insert"('{evt_none}', '[]', NULL, NULL)`].map(async (call) =>
+          (await generic.query<{ 'QUERY PLAN': string }>(`EXPLAIN EXECUTE ${call}`)).rows.map((row) => row['QUERY PLAN']).join('\n'),
         ),
       );
-      for (const plan of [...claimPlans, ...plans]) {
+      for (const plan of [...claimPlans, ...recordPlans, ...plans]) {
         expect(plan).not.toMatch(/OutboxEvent_dispatchedAt_createdAt_idx/);
         expect(plan).not.toMatch(/Seq Scan on "(Delivery|OutboxEvent)"/);
       }
@@ -850,7 +884,15 @@ describe('the record and the release', () => {
   it('find their deliveries by primary key with plans made while the table was small', async () => {
     // Generic plans made on a young database (the 600 deliveries of a warm-up, statistics taken) and kept while it
     // grows, statistics not taken since (autovacuum off).
-    const generic = new Pool({ connectionString: process.env.DATABASE_URL, max: 1, options: '-c plan_cache_mode=force_generic_plan' });
+    // The record's statement, run inside its function, is shown by auto_explain as a notice.
+    const generic = new Pool({
+      connectionString: process.env.DATABASE_URL,
+      max: 1,
+      options:
+        '-c plan_cache_mode=force_generic_plan -c session_preload_libraries=auto_explain -c auto_explain.log_min_duration=0 -c auto_explain.log_nested_statements=on -c auto_explain.log_level=notice',
+    });
+    const explained: string[] = [];
+    generic.on('connect', (client) => client.on('notice', (notice) => explained.push(notice.message ?? '')));
     const deliveries = (from: number, to: number) =>
       generic.query(
         `INSERT INTO "Delivery" (id, "organizationId", mode, "webhookId", "eventType", body, status, "nextAttemptAt", "updatedAt")
@@ -865,8 +907,14 @@ describe('the record and the release', () => {
       await recordAttempts(generic, []);
       await releaseDeliveries(generic, []);
       await deliveries(601, 20_000);
-      for (const call of [`"deliveries.record"('[]', '{}')`, `"deliveries.release"('[]', '{}')`]) {
-        const plan = (await generic.query<{ 'QUERY PLAN': string }>(`EXPLAIN EXECUTE ${call}`)).rows.map((row) => row['QUERY PLAN']).join('\n');
+      explained.length = 0;
+      await recordAttempts(generic, []);
+      const recordPlan = explained.filter((plan) => plan.includes('"Delivery"'));
+      expect(recordPlan).toHaveLength(1);
+      const releasePlan = (await generic.query<{ 'QUERY PLAN': string }>(`EXPLAIN EXECUTE "deliveries.release"('[]', '{}')`)).rows
+        .map((row) => row['QUERY PLAN'])
+        .join('\n');
+      for (const plan of [...recordPlan, releasePlan]) {
         expect(plan).toMatch(/Delivery_pkey/);
         expect(plan).not.toMatch(/Seq Scan on "Delivery"/);
       }

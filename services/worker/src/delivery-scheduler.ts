@@ -1,4 +1,4 @@
-import type { ClaimedDelivery, DeliveryWork } from '@worktrack/db';
+import type { AttemptRecord, Claim, ClaimedDelivery, DeliveryWork } from '@worktrack/db';
 import { databaseErrorReporter, type Logger } from '@worktrack/config';
 
 export interface DeliverySchedulerOptions {
@@ -41,8 +41,12 @@ interface Claimed {
  * turn under their caps), starts their attempts in that order as slots free up, and keeps some
  * claimed ahead. Something may be due after a fan-out, a delivery job, at each poll, and after an
  * attempt ends if the last claim left some due or the attempt was of an ordered delivery (its
- * resource's next one may now be due). One claim runs at a time per worker; wakes that
- * arrive meanwhile fold into the next.
+ * resource's next one may now be due). A batch of records claims in its own statement, after them
+ * (`record`), for the room free once its attempts end: at a cap, the slots a record frees are
+ * refilled without a claim of their own, and its attempts wake nothing more unless that claim took
+ * all it asked for. One claim runs at a time per worker, a record's included (a record written
+ * while another claim runs claims nothing, and its attempts wake as before); wakes that arrive
+ * meanwhile fold into the next.
  */
 export class DeliveryScheduler {
   private readonly attempts = new Set<Promise<void>>();
@@ -55,12 +59,14 @@ export class DeliveryScheduler {
   /** The last claim left deliveries due (under a cap, say): an attempt ending may let them be claimed. */
   private moreDue = false;
   private gathering: NodeJS.Timeout | undefined;
+  /** Deliveries whose record claimed after it without filling its room: their attempts' end wakes nothing. */
+  private readonly refilled = new Set<string>();
   private closed = false;
   private readonly poll: NodeJS.Timeout;
   private readonly reportClaimError = databaseErrorReporter((err) => this.logger.warn({ err }, 'claim failed; claiming again at the next poll'));
 
   constructor(
-    private readonly work: Pick<DeliveryWork, 'claimDueDeliveries' | 'releaseDeliveries'>,
+    private readonly work: Pick<DeliveryWork, 'claimDueDeliveries' | 'releaseDeliveries' | 'recordAttempts' | 'recordAttemptsAndClaim'>,
     private readonly makeAttempt: (delivery: ClaimedDelivery) => Promise<void>,
     private readonly logger: Logger,
     private readonly options: DeliverySchedulerOptions,
@@ -84,6 +90,32 @@ export class DeliveryScheduler {
     else if (room > 0) this.gathering ??= setTimeout(() => this.claim(), GATHER_MS);
   }
 
+  /**
+   * Records a batch of this worker's attempts (their records written together) and, in the same
+   * statement, claims for the room free once they end, unless a claim is running or the scheduler is
+   * closed (then it only records). Should that statement fail, the records are written again alone,
+   * so that a claim's failure never costs an attempt its record (and the receiver a repeat);
+   * rejects, having recorded none, when the record itself fails.
+   */
+  async record(records: AttemptRecord[]): Promise<void> {
+    const limit = this.closed || this.claiming ? 0 : this.room() + records.length;
+    if (limit <= 0) return this.work.recordAttempts(records);
+    let claim: Claim;
+    try {
+      claim = await this.claimWith(
+        limit,
+        () => this.work.recordAttemptsAndClaim(records, limit, this.options.claimMs),
+        () => undefined,
+      );
+    } catch (err) {
+      await this.work.recordAttempts(records);
+      // Recorded alone: the failure was the claim's.
+      this.reportClaimError(err);
+      return;
+    }
+    if (claim.deliveries.length < limit) for (const { deliveryId } of records) this.refilled.add(deliveryId);
+  }
+
   /** Claims no more, gives back what was claimed ahead, and resolves once the attempts in flight are recorded. */
   async close(): Promise<void> {
     this.closed = true;
@@ -105,19 +137,37 @@ export class DeliveryScheduler {
     this.gathering = undefined;
     const room = this.room();
     if (this.closed || this.claiming || room <= 0) return;
+    void this.claimWith(
+      room,
+      () => this.work.claimDueDeliveries(room, this.options.claimMs),
+      (err) => this.reportClaimError(err),
+    );
+  }
+
+  /**
+   * Runs a claim of up to `limit` as the one claim running, takes in what it returns, then claims
+   * again if it may have left some due. Resolves or rejects as the claim does.
+   */
+  private claimWith(limit: number, run: () => Promise<Claim>, onError: (err: unknown) => void): Promise<Claim> {
+    clearTimeout(this.gathering);
+    this.gathering = undefined;
     this.wokenWhileClaiming = false;
     const claimedAt = Date.now();
-    this.claiming = this.work
-      .claimDueDeliveries(room, this.options.claimMs)
+    const claim = run();
+    this.claiming = claim
       .then(
         ({ deliveries, moreDue }) => {
           this.moreDue = moreDue;
+          if (this.closed) {
+            this.release(deliveries.map((delivery) => ({ delivery, claimedAt })));
+            return false;
+          }
           for (const delivery of deliveries) this.ahead.push({ delivery, claimedAt });
           this.fill();
-          return deliveries.length === room;
+          return deliveries.length === limit;
         },
         (err: unknown) => {
-          this.reportClaimError(err);
+          onError(err);
           return false;
         },
       )
@@ -125,6 +175,7 @@ export class DeliveryScheduler {
         this.claiming = undefined;
         if (filled || this.wokenWhileClaiming) this.wake();
       });
+    return claim;
   }
 
   /** Starts what was claimed, oldest first, while slots are free. */
@@ -139,7 +190,8 @@ export class DeliveryScheduler {
       .finally(() => {
         this.attempts.delete(attempt);
         this.fill();
-        if (this.moreDue || delivery.ordered) this.wake();
+        // Unless its record claimed after it: that claim saw what its end may have made due.
+        if (!this.refilled.delete(delivery.id) && (this.moreDue || delivery.ordered)) this.wake();
       });
     this.attempts.add(attempt);
   }

@@ -43,7 +43,9 @@ export function startWorkerRuntime(deps: WorkerDeps, options: WorkerRuntimeOptio
     // A job is given back at the first check after its lock lapsed, having been marked at the check before.
     stalledInterval: options.lockDurationMs / 2,
   };
-  const scheduler = new DeliveryScheduler(deps.work, tracedAttempts(deliveryHandler(deps, options.policy)), deps.logger, {
+  // The attempts' records go through the scheduler, which claims in the same statement for the slots they free.
+  const makeAttempt = tracedAttempts(deliveryHandler(deps, options.policy, (records) => scheduler.record(records)));
+  const scheduler = new DeliveryScheduler(deps.work, makeAttempt, deps.logger, {
     concurrency: options.concurrency,
     claimMs: options.policy.claimMs,
     startWithinMs: options.policy.startWithinMs,

@@ -225,33 +225,44 @@ describe('makeAttempt, after a claim', () => {
     expect(await webhookOf(webhookId)).toMatchObject({ status: 'active', pausedUntil: null });
   });
 
-  it('records an attempt whose statement Postgres rolled back to break a deadlock by running it again: one request, one attempt', async () => {
-    const receiver = await receiverFor();
-    const { webhookId, delivery } = await claimedDelivery(receiver.url);
-    // A claim and a record lock a subscription's row and its deliveries' in opposite orders; Postgres
-    // then rolls one of them back with SQLSTATE 40P01. Here the record is that victim, once.
-    const query = h.pool.query.bind(h.pool);
-    let victims = 0;
-    const deadlocking = jest.spyOn(h.pool, 'query').mockImplementation(((config: { name?: string }, ...rest: unknown[]) => {
-      if (config.name === 'deliveries.record' && victims === 0) {
-        victims += 1;
-        return Promise.reject(Object.assign(new Error('deadlock detected'), { code: '40P01' }));
+  it.each<[string, () => MakeAttempt]>([
+    ['deliveries.record', () => makeAttempt],
+    // As the worker records, claiming in the same statement: the whole statement is run again.
+    [
+      'deliveries.record-and-claim',
+      () => deliveryHandler(deps, policy, async (records) => void (await deps.work.recordAttemptsAndClaim(records, 10, policy.claimMs))),
+    ],
+  ])(
+    'records an attempt whose statement (%s) Postgres rolled back to break a deadlock by running it again: one request, one attempt',
+    async (statement, attemptOf) => {
+      const receiver = await receiverFor();
+      const { webhookId, delivery } = await claimedDelivery(receiver.url);
+      const attempt = attemptOf();
+      // A claim and a record lock a subscription's row and its deliveries' in opposite orders; Postgres
+      // then rolls one of them back with SQLSTATE 40P01. Here the record is that victim, once.
+      const query = h.pool.query.bind(h.pool);
+      let victims = 0;
+      const deadlocking = jest.spyOn(h.pool, 'query').mockImplementation(((config: { name?: string }, ...rest: unknown[]) => {
+        if (config.name === statement && victims === 0) {
+          victims += 1;
+          return Promise.reject(Object.assign(new Error('deadlock detected'), { code: '40P01' }));
+        }
+        return (query as (...args: unknown[]) => unknown)(config, ...rest);
+      }) as typeof h.pool.query);
+      try {
+        await attempt(delivery);
+      } finally {
+        deadlocking.mockRestore();
       }
-      return (query as (...args: unknown[]) => unknown)(config, ...rest);
-    }) as typeof h.pool.query);
-    try {
-      await makeAttempt(delivery);
-    } finally {
-      deadlocking.mockRestore();
-    }
 
-    expect(victims).toBe(1);
-    expect(receiver.received).toHaveLength(1);
-    const settled = await deliveryOf(delivery.id);
-    expect(settled).toMatchObject({ status: 'succeeded', attemptCount: 1, lockedUntil: null });
-    expect(settled.attempts.map((a) => [a.attemptNumber, a.responseStatus])).toEqual([[1, 200]]);
-    expect(await webhookOf(webhookId)).toMatchObject({ inFlight: 0 });
-  });
+      expect(victims).toBe(1);
+      expect(receiver.received).toHaveLength(1);
+      const settled = await deliveryOf(delivery.id);
+      expect(settled).toMatchObject({ status: 'succeeded', attemptCount: 1, lockedUntil: null });
+      expect(settled.attempts.map((a) => [a.attemptNumber, a.responseStatus])).toEqual([[1, 200]]);
+      expect(await webhookOf(webhookId)).toMatchObject({ inFlight: 0 });
+    },
+  );
 
   it('records a 500 and schedules the retry, a delayed job in Redis; the claim leaves it until due, then makes the next attempt', async () => {
     const receiver = await receiverFor(() => ({ status: 500 }));
@@ -423,8 +434,17 @@ describe('DeliveryScheduler', () => {
     return { webhookId, eventIds };
   }
 
-  const scheduler = (options: { concurrency: number; pollMs?: number }) =>
-    new DeliveryScheduler(deps.work, makeAttempt, deps.logger, { claimMs: policy.claimMs, startWithinMs: policy.startWithinMs, pollMs: 600_000, ...options });
+  /** A scheduler whose attempts' records go through it, as the worker's do. */
+  const scheduler = (options: { concurrency: number; pollMs?: number }) => {
+    const recordedThrough = deliveryHandler(deps, policy, (records) => running.record(records));
+    const running = new DeliveryScheduler(deps.work, recordedThrough, deps.logger, {
+      claimMs: policy.claimMs,
+      startWithinMs: policy.startWithinMs,
+      pollMs: 600_000,
+      ...options,
+    });
+    return running;
+  };
 
   const succeeded = (webhookId: string, count: number) =>
     waitFor(async () => ((await h.db.delivery.count({ where: { webhookId, status: 'succeeded' } })) === count ? true : undefined));
@@ -450,6 +470,53 @@ describe('DeliveryScheduler', () => {
       expect(receiver.received).toHaveLength(6);
     } finally {
       for (const answer of answers) answer();
+      await running.close();
+    }
+  });
+
+  it('refills the slots a record frees in the statement of the record, with no claim of its own', async () => {
+    const receiver = await receiverFor();
+    const { webhookId, eventIds } = await events(receiver.url, 3);
+    await h.db.webhook.update({ where: { id: webhookId }, data: { maxConcurrency: 1 } });
+    const running = scheduler({ concurrency: 5 });
+    const statements = statementsRun();
+    try {
+      await dispatchHandler(deps, () => running.wake())({ eventIds });
+      await succeeded(webhookId, 3);
+      await running.close();
+      // The wake's claim takes the one the cap allows; each record takes the next, the last none.
+      const names = statements().filter((name) => name?.startsWith('deliveries.'));
+      expect(names.filter((name) => name === 'deliveries.claim')).toHaveLength(1);
+      expect(names.filter((name) => name === 'deliveries.record-and-claim')).toHaveLength(3);
+      expect(names.filter((name) => name === 'deliveries.record')).toHaveLength(0);
+      expect(receiver.received).toHaveLength(3);
+      expect(await webhookOf(webhookId)).toMatchObject({ inFlight: 0 });
+    } finally {
+      await running.close();
+    }
+  });
+
+  it('writes the records again alone when the statement that claims with them fails: one request, one attempt each', async () => {
+    const receiver = await receiverFor();
+    const { webhookId, eventIds } = await events(receiver.url, 2);
+    const running = scheduler({ concurrency: 5 });
+    const query = h.pool.query.bind(h.pool);
+    let failed = 0;
+    const failing = jest.spyOn(h.pool, 'query').mockImplementation(((config: { name?: string }, ...rest: unknown[]) => {
+      if (config.name !== 'deliveries.record-and-claim') return (query as (...args: unknown[]) => unknown)(config, ...rest);
+      failed += 1;
+      return Promise.reject(new Error('claim failed'));
+    }) as typeof h.pool.query);
+    try {
+      await dispatchHandler(deps, () => running.wake())({ eventIds });
+      await succeeded(webhookId, 2);
+      expect(failed).toBeGreaterThan(0);
+      expect(receiver.received).toHaveLength(2);
+      const made = await h.db.delivery.findMany({ where: { webhookId }, include: { attempts: true } });
+      expect(made.map((d) => d.attempts.length)).toEqual([1, 1]);
+      expect(await webhookOf(webhookId)).toMatchObject({ inFlight: 0 });
+    } finally {
+      failing.mockRestore();
       await running.close();
     }
   });

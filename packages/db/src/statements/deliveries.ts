@@ -55,7 +55,12 @@ export interface Claim {
  * resource is due, and none while another of its resource is leased.
  */
 export async function claimDueDeliveries(pool: SqlPool, limit: number, claimMs: number): Promise<Claim> {
-  const { rows } = await pool.query<(ClaimedDelivery | { id: null }) & { moreDue: boolean }>({ ...CLAIM, values: [limit, claimMs] });
+  return claimOf((await pool.query<ClaimRow>({ ...CLAIM, values: [limit, claimMs] })).rows);
+}
+
+type ClaimRow = (ClaimedDelivery | { id: null }) & { moreDue: boolean };
+
+function claimOf(rows: ClaimRow[]): Claim {
   const deliveries: ClaimedDelivery[] = [];
   for (const { moreDue: _, ...row } of rows) if (row.id !== null) deliveries.push(row as ClaimedDelivery);
   return { deliveries, moreDue: rows.some((row) => row.moreDue) };
@@ -94,11 +99,10 @@ const DEADLOCK_RETRIES = 5;
  * lost that way would leave its attempt to be made again once the lease lapsed, a repeat at the
  * receiver; a claim lost that way is simply claimed again at the next wake.
  */
-async function retryingDeadlocks(run: () => Promise<unknown>): Promise<void> {
+async function retryingDeadlocks<T>(run: () => Promise<T>): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     try {
-      await run();
-      return;
+      return await run();
     } catch (err) {
       if ((err as { code?: string }).code !== DEADLOCK_DETECTED || attempt === DEADLOCK_RETRIES) throw err;
     }
@@ -136,49 +140,19 @@ export interface AttemptRecord {
   traceparent?: string | null;
 }
 
-// A record releases its delivery's lease and takes it off its subscription's `inFlight`; a delivery it
-// settles or fails leaves its resource's order (docs/decisions.md#ordered-delivery), releasing the next. Of two
-// records of one attempt (its lease lapsed and another worker made it again), the later is refused
-// by the attempts' unique key, so a lease is never released twice. The deliveries are found by primary key through
-// their ids' array ($2): joined only to the records, a generic plan made while the table was small (a fresh
-// database, statistics not taken since) scanned the whole table at every record once it had grown (a saturated
-// worker on a fresh database read 1.8 million rows for 7,000 deliveries). Records and claims lock the subscriptions they count
-// in id order, so that they wait for each other rather than deadlock over subscriptions; over a subscription and its
-// deliveries they still can, and the record is then run again (retryingDeadlocks).
-const RECORD = {
-  name: 'deliveries.record',
-  text: `
-    WITH o AS (
-      SELECT * FROM jsonb_to_recordset($1::jsonb) AS o(
-        "attemptId" text, "deliveryId" text, "webhookId" text, attempt int, "attemptedAt" timestamptz, "responseStatus" int,
-        "responseTimeMs" int, error text, "responseBody" text, "responseHeaders" jsonb, "requestHeaders" jsonb, status "DeliveryStatus",
-        "nextAttemptAt" timestamptz, "disableWebhook" boolean, "pauseWebhookUntil" timestamptz, traceparent text)
-    ), attempt AS (
-      INSERT INTO "DeliveryAttempt" (id, "deliveryId", "attemptNumber", "attemptedAt", "responseStatus", "responseTimeMs", error, "responseBody", "responseHeaders", "requestHeaders", traceparent)
-      SELECT "attemptId", "deliveryId", attempt, "attemptedAt", "responseStatus", "responseTimeMs", error, "responseBody", "responseHeaders", "requestHeaders", traceparent FROM o
-    ), delivery AS (
-      UPDATE "Delivery" d
-      SET "attemptCount" = o.attempt, "lastAttemptAt" = o."attemptedAt", "lockedUntil" = NULL, status = o.status,
-          "nextAttemptAt" = o."nextAttemptAt", "updatedAt" = now(),
-          "resourceId" = CASE WHEN o.status = 'pending' THEN d."resourceId" END, position = CASE WHEN o.status = 'pending' THEN d.position END
-      FROM o
-      WHERE d.id = ANY ($2::text[]) AND d.id = o."deliveryId"
-    ), webhook AS (
-      SELECT "webhookId", bool_or("disableWebhook") AS disable, max("pauseWebhookUntil") AS "pauseUntil", count(*) AS released
-      FROM o GROUP BY "webhookId"
-    ), locking AS (
-      SELECT w.id FROM "Webhook" w WHERE w.id IN (SELECT "webhookId" FROM o) ORDER BY w.id FOR NO KEY UPDATE
-    )
-    UPDATE "Webhook" w
-    SET status = CASE WHEN webhook.disable AND w.status = 'active' THEN 'disabled' ELSE w.status END,
-        "disabledReason" = CASE WHEN webhook.disable AND w.status = 'active' THEN 'delivery_failures' ELSE w."disabledReason" END,
-        "disabledAt" = CASE WHEN webhook.disable AND w.status = 'active' THEN now() ELSE w."disabledAt" END,
-        "pausedUntil" = GREATEST(w."pausedUntil", webhook."pauseUntil"),
-        "inFlight" = GREATEST(0, w."inFlight" - webhook.released),
-        "updatedAt" = CASE WHEN (webhook.disable AND w.status = 'active') OR webhook."pauseUntil" IS NOT NULL THEN now() ELSE w."updatedAt" END
-    FROM webhook JOIN locking ON locking.id = webhook."webhookId"
-    WHERE w.id = webhook."webhookId"`,
-};
+// The record is one function (`"Delivery_record"`, prisma/migrations/20261127210000_record_and_claim): it
+// releases each delivery's lease and takes it off its subscription's `inFlight`; a delivery it settles or
+// fails leaves its resource's order (docs/decisions.md#ordered-delivery), releasing the next. Of two records of one
+// attempt (its lease lapsed and another worker made it again), the later is refused by the attempts' unique key,
+// so a lease is never released twice. The deliveries are found by primary key through their ids' array ($2).
+// Records and claims lock the subscriptions they count in id order, so that they wait for each other rather than
+// deadlock over subscriptions; over a subscription and its deliveries they still can, and the record is then run
+// again (retryingDeadlocks).
+const RECORD = { name: 'deliveries.record', text: 'SELECT "Delivery_record"($1::jsonb, $2::text[])' };
+
+// The record, then the claim, in one transaction (`"Delivery_record_and_claim"`, the same migration): the slots
+// the attempts free are refilled in the record's round trip, with no claim of its own.
+const RECORD_AND_CLAIM = { name: 'deliveries.record-and-claim', text: 'SELECT * FROM "Delivery_record_and_claim"($1::jsonb, $2::text[], $3, $4)' };
 
 /**
  * Records attempts and what follows each, in one statement: the attempt row, the delivery settled,
@@ -188,6 +162,16 @@ const RECORD = {
 export async function recordAttempts(pool: SqlPool, records: AttemptRecord[]): Promise<void> {
   const values = [JSON.stringify(records), records.map((record) => record.deliveryId)];
   await retryingDeadlocks(() => pool.query({ ...RECORD, values }));
+}
+
+/**
+ * Records attempts as `recordAttempts` does, then, in the same transaction, claims as `claimDueDeliveries`
+ * does: the claim counts the leases the record released, so the slots its attempts held are taken
+ * again in this round trip. A deadlock's victim is run again whole; an error leaves neither done.
+ */
+export async function recordAttemptsAndClaim(pool: SqlPool, records: AttemptRecord[], limit: number, claimMs: number): Promise<Claim> {
+  const values = [JSON.stringify(records), records.map((record) => record.deliveryId), limit, claimMs];
+  return claimOf((await retryingDeadlocks(() => pool.query<ClaimRow>({ ...RECORD_AND_CLAIM, values }))).rows);
 }
 
 // Finished deliveries created before the window, oldest first, a bounded batch a statement. They are

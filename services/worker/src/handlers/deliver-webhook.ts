@@ -20,6 +20,9 @@ const OUTCOME_OF = { settle: 'succeeded', retry: 'retrying', fail: 'failed' } as
 /** Makes the next attempt of a delivery this worker claimed, and records it. */
 export type MakeAttempt = (delivery: ClaimedDelivery) => Promise<void>;
 
+/** Writes a batch of records (the scheduler's `record`, which refills the slots they free in the same statement). */
+export type RecordAttempts = (records: AttemptRecord[]) => Promise<void>;
+
 /**
  * The delivery handler: signs the stored body, POSTs it, and records the attempt with what follows
  * it (settled, retried after SPEC's delay, or failed and the subscription disabled; a receiver's
@@ -27,12 +30,13 @@ export type MakeAttempt = (delivery: ClaimedDelivery) => Promise<void>;
  * statement (group commit), and an attempt ends only once its record has committed: a crash between
  * a POST and its record leaves the claim to lapse and the attempt to be made again, a repeat, never
  * a loss. A retry is also a delayed job, which wakes a worker when it is due. When the attempt is
- * traced, its request carries the attempt span's `traceparent`, which its record keeps.
+ * traced, its request carries the attempt span's `traceparent`, which its record keeps. Without
+ * `record`, the batches are recorded alone.
  */
-export function deliveryHandler(deps: WorkerDeps, policy: DeliveryPolicy): MakeAttempt {
+export function deliveryHandler(deps: WorkerDeps, policy: DeliveryPolicy, record: RecordAttempts = deps.work.recordAttempts): MakeAttempt {
   const { jobs, deliverer } = deps;
   const records = new GroupCommit<AttemptRecord, void>(async (attempts) => {
-    await deps.work.recordAttempts(attempts);
+    await record(attempts);
     return attempts.map(() => undefined);
   });
 
