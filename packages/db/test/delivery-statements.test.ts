@@ -822,18 +822,27 @@ describe('recordAttemptsAndClaim', () => {
   });
 });
 
+/**
+ * One connection with generic plans, whose statements' plans, those run inside functions included,
+ * auto_explain sends as notices, collected in `explained`.
+ */
+function explainingPool() {
+  const generic = new Pool({
+    connectionString: process.env.DATABASE_URL,
+    max: 1,
+    options:
+      '-c plan_cache_mode=force_generic_plan -c session_preload_libraries=auto_explain -c auto_explain.log_min_duration=0 -c auto_explain.log_nested_statements=on -c auto_explain.log_level=notice',
+  });
+  const explained: string[] = [];
+  generic.on('connect', (client) => client.on('notice', (notice) => explained.push(notice.message ?? '')));
+  return { generic, explained };
+}
+
 describe('the batch statements', () => {
   it('never read a batch through the status indexes, whatever the statistics say', async () => {
     // One connection with generic plans, the plans prepared statements settle on; the claim's own
     // statements, run inside its function, are shown by auto_explain as notices.
-    const generic = new Pool({
-      connectionString: process.env.DATABASE_URL,
-      max: 1,
-      options:
-        '-c plan_cache_mode=force_generic_plan -c session_preload_libraries=auto_explain -c auto_explain.log_min_duration=0 -c auto_explain.log_nested_statements=on -c auto_explain.log_level=notice',
-    });
-    const explained: string[] = [];
-    generic.on('connect', (client) => client.on('notice', (notice) => explained.push(notice.message ?? '')));
+    const { generic, explained } = explainingPool();
     try {
       // Statistics of a moment when everything had been delivered: nothing pending or undispatched.
       const org = await newOrg();
@@ -885,14 +894,7 @@ describe('the record and the release', () => {
     // Generic plans made on a young database (the 600 deliveries of a warm-up, statistics taken) and kept while it
     // grows, statistics not taken since (autovacuum off).
     // The record's statement, run inside its function, is shown by auto_explain as a notice.
-    const generic = new Pool({
-      connectionString: process.env.DATABASE_URL,
-      max: 1,
-      options:
-        '-c plan_cache_mode=force_generic_plan -c session_preload_libraries=auto_explain -c auto_explain.log_min_duration=0 -c auto_explain.log_nested_statements=on -c auto_explain.log_level=notice',
-    });
-    const explained: string[] = [];
-    generic.on('connect', (client) => client.on('notice', (notice) => explained.push(notice.message ?? '')));
+    const { generic, explained } = explainingPool();
     const deliveries = (from: number, to: number) =>
       generic.query(
         `INSERT INTO "Delivery" (id, "organizationId", mode, "webhookId", "eventType", body, status, "nextAttemptAt", "updatedAt")
