@@ -1,5 +1,6 @@
 import type { AttemptRecord, Claim, ClaimedDelivery, DeliveryWork } from '@worktrack/db';
 import { databaseErrorReporter, type Logger } from '@worktrack/config';
+import type { MakeAttempt } from './handlers/deliver-webhook';
 
 export interface DeliverySchedulerOptions {
   /** Attempts this worker makes at once (`WORKER_CONCURRENCY`). */
@@ -67,7 +68,7 @@ export class DeliveryScheduler {
 
   constructor(
     private readonly work: Pick<DeliveryWork, 'claimDueDeliveries' | 'releaseDeliveries' | 'recordAttempts' | 'recordAttemptsAndClaim'>,
-    private readonly makeAttempt: (delivery: ClaimedDelivery) => Promise<void>,
+    private readonly makeAttempt: MakeAttempt,
     private readonly logger: Logger,
     private readonly options: DeliverySchedulerOptions,
   ) {
@@ -149,8 +150,6 @@ export class DeliveryScheduler {
    * again if it may have left some due. Resolves or rejects as the claim does.
    */
   private claimWith(limit: number, run: () => Promise<Claim>, onError: (err: unknown) => void): Promise<Claim> {
-    clearTimeout(this.gathering);
-    this.gathering = undefined;
     this.wokenWhileClaiming = false;
     const claimedAt = Date.now();
     const claim = run();
