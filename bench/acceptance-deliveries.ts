@@ -24,7 +24,7 @@ import { Queue } from 'bullmq';
 import { Client } from 'pg';
 import { loadWorkerConfig } from '@worktrack/config';
 import { newId, SecretBox, webhookSecretContext } from '@worktrack/db';
-import { createRedisConnection, JobScheduler, QUEUE_NAMES, queueLayout } from '../packages/queue/src';
+import { createRedisConnection, JobScheduler, queueLayout } from '../packages/queue/src';
 import { exitCode, freePort, repoRoot, spawnLogged, waitForHttp } from '../test/support/processes';
 import { createDatabase, dropDatabase } from './bench-database';
 import { startChild } from './children';
@@ -34,6 +34,7 @@ import { listeningPid, measureCpu, type CpuUse } from './proc-cpu';
 import { redisServerPorts } from './queue-settings';
 import { startReceiver } from './receiver';
 import { runToExit } from './run-to-exit';
+import { obliterateServiceQueues } from './service-queues';
 import { printTable, type Measured } from './table';
 import type { CallCounts } from './call-counts';
 import { BASELINE_QUEUE, deliveryBody, inChunks, SECRET } from './webhook-paths';
@@ -150,7 +151,8 @@ async function main(): Promise<void> {
   const receiver = await startReceiver();
   pin(listeningPid(Number(new URL(receiver.url).port)), RECEIVER_CPU);
   const producer = createRedisConnection(redis, 'worker', 'bench-acceptance');
-  const jobs = new JobScheduler(producer, queueLayout({ redis, redisPrefix, queueShards: 1 }), (err) => console.error(err));
+  const layout = queueLayout({ redis, redisPrefix, queueShards: 1 });
+  const jobs = new JobScheduler(producer, layout, (err) => console.error(err));
   const baselineQueue = new Queue(BASELINE_QUEUE, { connection: producer, prefix: redisPrefix });
   const cpu = (pids: number[]) =>
     measureCpu({ pg, pids, postgresPort: Number(new URL(databaseUrl).port || 5432), redisPids: redisServerPorts(redis).map(listeningPid) });
@@ -264,13 +266,7 @@ async function main(): Promise<void> {
     );
   } finally {
     await baselineQueue.obliterate({ force: true });
-    await Promise.all(
-      Object.values(QUEUE_NAMES).map(async (name) => {
-        const queue = new Queue(name, { connection: producer, prefix: redisPrefix });
-        await queue.obliterate({ force: true });
-        await queue.close();
-      }),
-    );
+    await obliterateServiceQueues(producer, layout);
     await Promise.all([baselineQueue.close(), jobs.close()]);
     producer.disconnect();
     await receiver.close();

@@ -18,13 +18,14 @@ import { promisify } from 'node:util';
 import { Queue } from 'bullmq';
 import { build } from 'esbuild';
 import { loadWorkerConfig } from '@worktrack/config';
-import { createRedisConnection } from '../packages/queue/src';
+import { createRedisConnection, queueLayout } from '../packages/queue/src';
 import { exitCode, freePort, repoRoot, spawnLogged, waitForHttp } from '../test/support/processes';
 import { createDatabase, dropDatabase } from './bench-database';
 import { organization } from './organization';
 import { cpuMicros } from './proc-cpu';
 import { startReceiver } from './receiver';
 import { runToExit } from './run-to-exit';
+import { obliterateServiceQueues } from './service-queues';
 
 const WARM_UP = 200;
 const IDLE_MS = 5_000;
@@ -110,7 +111,8 @@ async function main() {
   const baselines: ReturnType<typeof fork>[] = [];
   const bundleDir = mkdtempSync(path.join(os.tmpdir(), 'bench-memory-'));
   const receiver = await startReceiver();
-  const queueConnection = createRedisConnection(loadWorkerConfig().redis, 'worker', 'bench-memory');
+  const services = loadWorkerConfig(env);
+  const queueConnection = createRedisConnection(services.redis, 'worker', 'bench-memory');
   const baselineQueue = new Queue('{bench-memory-deliveries}', { connection: queueConnection, prefix });
   try {
     const base = `http://127.0.0.1:${port}`;
@@ -187,6 +189,7 @@ async function main() {
     for (const child of [...apis, worker, ...baselines]) child.kill('SIGTERM');
     await Promise.all([...apis, worker, ...baselines].map((child) => exitCode(child)));
     await baselineQueue.obliterate({ force: true });
+    await obliterateServiceQueues(queueConnection, queueLayout(services));
     await baselineQueue.close();
     queueConnection.disconnect();
     await receiver.close();
