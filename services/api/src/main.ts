@@ -1,4 +1,4 @@
-import { letYoungGenerationGrow } from '@worktrack/config/young-generation';
+import { letYoungGenerationGrowUnderLoad } from '@worktrack/config/young-generation';
 import './tracing';
 import { createLogger, DERIVED_SECRETS_KEY_WARNING, exitOnStartupError, loadApiConfig, onShutdown } from '@worktrack/config';
 import { checkDatabase } from '@worktrack/db';
@@ -15,7 +15,7 @@ async function main(): Promise<void> {
   try {
     await checkDatabase(config.databaseUrl);
     const api = await startApi(config, logger);
-    letYoungGenerationGrow();
+    letYoungGenerationGrowUnderLoad();
     logger.info({ url: api.url }, 'api listening');
     onShutdown(logger, () => api.close().then(stopTracing));
   } catch (err) {
