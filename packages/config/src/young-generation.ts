@@ -2,8 +2,9 @@
 // whenever more has survived its collections since it last grew than the generation holds, and does
 // not shrink it while the process idles. At start-up nearly everything allocated survives (the
 // modules, the routes, the clients), which took the API's to its largest, 2 x 16 MB, of which the
-// requests' garbage needs a fraction: growth is off until the service serves, so that its size
-// follows what the work leaves, not what start-up did. (docs/performance.md#memory has the figures.)
+// requests' garbage needs a fraction: growth is off until the service serves (the API's, until it is
+// busy), so that its size follows what the work leaves, not what start-up did.
+// (docs/performance.md#memory has the figures.)
 import { constants, type NodeGCPerformanceDetail, type PerformanceEntry, PerformanceObserver } from 'node:perf_hooks';
 import { setFlagsFromString } from 'node:v8';
 
@@ -29,19 +30,14 @@ const UNDER_LOAD = { windowMs: 2_000, collectingMs: 100 };
 export class MinorCollections {
   private readonly recent: { endsAt: number; durationMs: number }[] = [];
   private collectingMs = 0;
-  private readonly bound: typeof UNDER_LOAD;
-
-  constructor(bound = UNDER_LOAD) {
-    this.bound = bound;
-  }
 
   /** Counts one collection (its start and duration, in ms); true once the window's total reaches the bound. */
   count(startTime: number, durationMs: number): boolean {
     const endsAt = startTime + durationMs;
     this.recent.push({ endsAt, durationMs });
     this.collectingMs += durationMs;
-    while (this.recent[0]!.endsAt <= endsAt - this.bound.windowMs) this.collectingMs -= this.recent.shift()!.durationMs;
-    return this.collectingMs >= this.bound.collectingMs;
+    while (this.recent[0]!.endsAt <= endsAt - UNDER_LOAD.windowMs) this.collectingMs -= this.recent.shift()!.durationMs;
+    return this.collectingMs >= UNDER_LOAD.collectingMs;
   }
 }
 
