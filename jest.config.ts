@@ -58,6 +58,10 @@ const config: Config = {
   // CPU-bound (96-97% busy at three), and the real-time bounds some tests hold (a takeover within
   // 10 s, a 3 s drain) then fail on a starved process.
   maxWorkers: 2,
+  // A worker that ran half the suite holds a heap of a gigabyte or two, mostly garbage not yet
+  // collected, and Node takes longer than Jest's default 500 ms to tear that down after the worker's
+  // last JavaScript has run: Jest then kills it and warns of a leak that is not there.
+  workerGracefulExitTimeout: 3_000,
 };
 
 export default config;

@@ -3,6 +3,12 @@ import { Client } from 'pg';
 import { runBundleDir } from './support/run-bundle';
 import { runDocumentPath } from './support/run-document';
 
+/**
+ * Each drop waits for a checkpoint (Postgres 15), and drops waiting together share one: 100 copies
+ * took 25.9 s four at a time, 20.9 s sixteen and 17.8 s thirty-two at a time, all of it at the run's end.
+ */
+const DROPS_AT_ONCE = 32;
+
 /** Drops the run's template and every per-file copy, and removes the run's OpenAPI document and bundle. */
 export default async function globalTeardown(): Promise<void> {
   const template = process.env.WORKTRACK_TEST_TEMPLATE;
@@ -11,11 +17,11 @@ export default async function globalTeardown(): Promise<void> {
   rmSync(runBundleDir(), { recursive: true, force: true });
   const url = new URL(process.env.DATABASE_URL!);
   url.pathname = '/postgres';
-  const clients = Array.from({ length: 4 }, () => new Client({ connectionString: url.toString() }));
+  const clients = Array.from({ length: DROPS_AT_ONCE }, () => new Client({ connectionString: url.toString() }));
   await Promise.all(clients.map((client) => client.connect()));
   try {
     const { rows } = await clients[0]!.query<{ datname: string }>('SELECT datname FROM pg_database WHERE datname LIKE $1', [`${template}%`]);
-    // Four at a time (a drop mostly waits on the disk); the template last, once no copy of it is left.
+    // Many at a time; the template last, once no copy of it is left.
     const copies = rows.map((row) => row.datname).filter((name) => name !== template);
     await Promise.all(
       clients.map(async (client) => {
