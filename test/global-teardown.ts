@@ -17,19 +17,26 @@ export default async function globalTeardown(): Promise<void> {
   rmSync(runBundleDir(), { recursive: true, force: true });
   const url = new URL(process.env.DATABASE_URL!);
   url.pathname = '/postgres';
-  const clients = Array.from({ length: DROPS_AT_ONCE }, () => new Client({ connectionString: url.toString() }));
-  await Promise.all(clients.map((client) => client.connect()));
+  const connect = async () => {
+    const client = new Client({ connectionString: url.toString() });
+    await client.connect();
+    return client;
+  };
+  const admin = await connect();
+  const helpers: Client[] = [];
   try {
-    const { rows } = await clients[0]!.query<{ datname: string }>('SELECT datname FROM pg_database WHERE datname LIKE $1', [`${template}%`]);
-    // Many at a time; the template last, once no copy of it is left.
+    const { rows } = await admin.query<{ datname: string }>('SELECT datname FROM pg_database WHERE datname LIKE $1', [`${template}%`]);
+    // As many at a time as there are copies, up to DROPS_AT_ONCE (a run of one file opens no more
+    // connections than it drops); the template last, once no copy of it is left.
     const copies = rows.map((row) => row.datname).filter((name) => name !== template);
+    helpers.push(...(await Promise.all(Array.from({ length: Math.max(0, Math.min(DROPS_AT_ONCE, copies.length) - 1) }, connect))));
     await Promise.all(
-      clients.map(async (client) => {
+      [admin, ...helpers].map(async (client) => {
         for (let name = copies.pop(); name !== undefined; name = copies.pop()) await client.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
       }),
     );
-    await clients[0]!.query(`DROP DATABASE IF EXISTS "${template}" WITH (FORCE)`);
+    await admin.query(`DROP DATABASE IF EXISTS "${template}" WITH (FORCE)`);
   } finally {
-    await Promise.all(clients.map((client) => client.end()));
+    await Promise.all([admin, ...helpers].map((client) => client.end()));
   }
 }
