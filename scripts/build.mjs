@@ -19,7 +19,7 @@ const common = { absWorkingDir: root, outdir, bundle: true, platform: 'node', ta
 // OpenTelemetry's instrumentations patch these packages as Node's require() loads them, which never
 // happens to a copy inlined in a bundle: the services require them from dist/node_modules instead.
 // (HTTP is Node's own; undici reports through diagnostics_channel, which works from a bundle.)
-const INSTRUMENTED = ['pg', 'ioredis', 'express'];
+const INSTRUMENTED = ['pg', 'ioredis'];
 
 // Packages a service loads only when it first needs them (the object store's SDK, the mailer, the
 // upload parser), with the package that depends on each: they too stay out of the bundles and are

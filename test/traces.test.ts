@@ -73,7 +73,7 @@ describe('with an OTLP endpoint set', () => {
       const org = await createOrg(h.db, { plan: 'pro' });
       const traceId = hex(16);
       const callerSpanId = hex(8);
-      const { webhookId } = await createTracedTask(services.base, org, receiver, `00-${traceId}-${callerSpanId}-01`);
+      const { webhookId, taskId } = await createTracedTask(services.base, org, receiver, `00-${traceId}-${callerSpanId}-01`);
       const [first, retry] = await receiver.waitForCount(2);
 
       const attempts = await waitFor(async () => {
@@ -91,6 +91,13 @@ describe('with an OTLP endpoint set', () => {
       const calls = byService('worktrack-api').filter((span) => span.parentSpanId === server!.spanId);
       expect(calls.some((span) => dbSystem(span) === 'postgresql')).toBe(true);
       expect(calls.some((span) => dbSystem(span) === 'redis')).toBe(true);
+
+      // A templated route names its span by the template, not by the ids in the path.
+      const [readTraceId, readerSpanId] = [hex(16), hex(8)];
+      const read = await call(services.base, org.liveKey, 'GET', `/v1/tasks/${taskId}`, undefined, { traceparent: `00-${readTraceId}-${readerSpanId}-01` });
+      expect(read.status).toBe(200);
+      const readSpan = await waitFor(() => otlp.spans.find((span) => span.traceId === readTraceId && span.parentSpanId === readerSpanId));
+      expect(readSpan).toMatchObject({ name: 'GET /v1/tasks/:taskId', attributes: { 'http.route': '/v1/tasks/:taskId' } });
 
       // The worker's fan-out and attempts are spans of the same trace.
       const fanOut = byService('worktrack-worker').find((span) => span.name === 'webhook fan-out');

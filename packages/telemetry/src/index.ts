@@ -1,3 +1,3 @@
 export { SpanKind } from '@opentelemetry/api';
 export { currentTraceparent, setSpanAttributes, traced, traceFields, type TracedOptions } from './spans';
-export { startTracing, stopTracing, tracingEnabled } from './tracing';
+export { recordRoute, startTracing, stopTracing, tracingEnabled } from './tracing';

@@ -1,4 +1,5 @@
-import { ExpressInstrumentation, ExpressLayerType } from '@opentelemetry/instrumentation-express';
+import { context } from '@opentelemetry/api';
+import { getRPCMetadata, RPCType } from '@opentelemetry/core';
 import { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
 import { IORedisInstrumentation } from '@opentelemetry/instrumentation-ioredis';
 import { PgInstrumentation } from '@opentelemetry/instrumentation-pg';
@@ -18,9 +19,10 @@ function carriesTraceparent({ headers }: UndiciRequest): boolean {
 
 /**
  * The OpenTelemetry SDK, configured by its standard variables (exporter, endpoint, protocol,
- * sampler, resource), with the instrumentations of what the services use: HTTP in and out, Express,
- * Postgres, Redis and undici. Only traces: metrics stay Prometheus and logs stay on stdout unless
- * their own `OTEL_*_EXPORTER` says otherwise.
+ * sampler, resource), with the instrumentations of what the services use: HTTP in and out, Postgres,
+ * Redis and undici; the route table names a request's span by its route (`recordRoute`). Only
+ * traces: metrics stay Prometheus and logs stay on stdout unless their own `OTEL_*_EXPORTER` says
+ * otherwise.
  */
 export function startSdk(serviceName: string): NodeSDK {
   process.env.OTEL_METRICS_EXPORTER ??= 'none';
@@ -31,10 +33,7 @@ export function startSdk(serviceName: string): NodeSDK {
     instrumentations: [
       // Outgoing calls outside any span (the object store's probes) would each be a trace of their own.
       new HttpInstrumentation({ ignoreIncomingRequestHook: (req) => UNTRACED_PATHS.has((req.url ?? '').split('?')[0]!), requireParentforOutgoingSpans: true }),
-      // Express names the request's span by its route (`http.route`); a span per middleware, router
-      // or handler layer would nearly double the API's CPU per request (docs/performance.md#tracing-overhead).
-      new ExpressInstrumentation({ ignoreLayersType: [ExpressLayerType.MIDDLEWARE, ExpressLayerType.ROUTER, ExpressLayerType.REQUEST_HANDLER] }),
-      // Likewise taking a pooled connection: the queries are the spans.
+      // Taking a pooled connection is no span of its own: the queries are the spans.
       new PgInstrumentation({ requireParentSpan: true, ignoreConnectSpans: true }),
       new IORedisInstrumentation({ requireParentSpan: true, dbStatementSerializer: redisStatement }),
       new UndiciInstrumentation({ ignoreRequestHook: carriesTraceparent }),
@@ -42,4 +41,14 @@ export function startSdk(serviceName: string): NodeSDK {
   });
   sdk.start();
   return sdk;
+}
+
+/**
+ * Names the request's span by the route it matched (`POST /v1/tasks/:taskId`, with `http.route`), as
+ * Express's instrumentation would; that one wraps each of the dozen layers a request passes to find it
+ * (docs/performance.md#tracing-overhead).
+ */
+export function recordRoute(route: string): void {
+  const metadata = getRPCMetadata(context.active());
+  if (metadata?.type === RPCType.HTTP) metadata.route = route;
 }

@@ -1,6 +1,6 @@
 import { tracesRequested } from './settings';
 
-let stop: (() => Promise<void>) | undefined;
+let running: { stop: () => Promise<void>; recordRoute: (route: string) => void } | undefined;
 
 /**
  * Starts tracing when the `OTEL_*` variables ask for it, before the instrumented modules load: the
@@ -8,19 +8,24 @@ let stop: (() => Promise<void>) | undefined;
  * loaded, so tracing costs nothing.
  */
 export function startTracing(serviceName: string, env: NodeJS.ProcessEnv = process.env): void {
-  if (stop || !tracesRequested(env)) return;
+  if (running || !tracesRequested(env)) return;
   // Loaded here, and only here, so that a service without tracing never loads the SDK.
-  const { startSdk } = require('./sdk') as typeof import('./sdk');
+  const { recordRoute, startSdk } = require('./sdk') as typeof import('./sdk');
   const sdk = startSdk(serviceName);
-  stop = () => sdk.shutdown();
+  running = { stop: () => sdk.shutdown(), recordRoute };
 }
 
 /** Whether this process traces. */
 export function tracingEnabled(): boolean {
-  return stop !== undefined;
+  return running !== undefined;
 }
 
 /** Exports the spans still buffered and stops tracing (at shutdown); nothing when it is off. */
 export async function stopTracing(): Promise<void> {
-  await stop?.();
+  await running?.stop();
+}
+
+/** Names the request's span by the route it matched (`/v1/tasks/:taskId`); nothing when tracing is off. */
+export function recordRoute(route: string): void {
+  running?.recordRoute(route);
 }

@@ -2,12 +2,13 @@ import type { Request, RequestHandler } from 'express';
 import { Counter, Histogram, type Registry } from 'prom-client';
 import type { Logger } from '@worktrack/config';
 import { newId } from '@worktrack/db';
+import { recordRoute } from '@worktrack/telemetry';
 
 /**
  * The route's template (`/v1/tasks/:taskId`), never the raw path: ids would make a label per record.
  * The route table's guard records it for every known path (`matchedRoute`), before authentication,
  * since Express forgets the mount path once an error leaves the router; requests for no known path
- * are `unmatched`.
+ * are `unmatched`. The same call names the request's span when tracing.
  */
 function routeTemplate(req: Request): string {
   const matched = (req.res?.locals as { route?: string } | undefined)?.route;
@@ -15,7 +16,9 @@ function routeTemplate(req: Request): string {
 }
 
 export function matchedRoute(req: Request, template: string): void {
-  req.res!.locals.route = `${req.baseUrl}${template}`;
+  const route = `${req.baseUrl}${template}`;
+  req.res!.locals.route = route;
+  recordRoute(route);
 }
 
 declare global {
