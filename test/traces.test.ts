@@ -96,7 +96,7 @@ describe('with an OTLP endpoint set', () => {
       const [readTraceId, readerSpanId] = [hex(16), hex(8)];
       const read = await call(services.base, org.liveKey, 'GET', `/v1/tasks/${taskId}`, undefined, { traceparent: `00-${readTraceId}-${readerSpanId}-01` });
       expect(read.status).toBe(200);
-      const readSpan = await waitFor(() => otlp.spans.find((span) => span.traceId === readTraceId && span.parentSpanId === readerSpanId));
+      const readSpan = await waitFor(async () => otlp.spans.find((span) => span.traceId === readTraceId && span.parentSpanId === readerSpanId));
       expect(readSpan).toMatchObject({ name: 'GET /v1/tasks/:taskId', attributes: { 'http.route': '/v1/tasks/:taskId' } });
 
       // The worker's fan-out and attempts are spans of the same trace.
