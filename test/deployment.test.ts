@@ -144,15 +144,15 @@ describe('the production image', () => {
       );
       expect(created.status).toBe(201);
 
-      // The bundles trace what the services run from source do: Express (which names the request's span by its route), Postgres and
-      // Redis in the API, Postgres in the worker's fan-out.
+      // The bundles trace what the services run from source do: the request's span named by its route, Postgres and Redis in
+      // the API, Postgres in the worker's fan-out.
       await receiver.waitForCount(1);
       const sourcesOf = (service: string) =>
         [
           ...new Set(
             otlp.spans
               .filter((span) => span.traceId === traceId && span.service === service)
-              .map((span) => (span.attributes['http.route'] === '/v1/projects' ? 'express' : dbSystem(span))),
+              .map((span) => (span.attributes['http.route'] === '/v1/projects' ? 'route' : dbSystem(span))),
           ),
         ]
           .filter(Boolean)
@@ -160,7 +160,7 @@ describe('the production image', () => {
       await waitFor(async () => (sourcesOf('worktrack-api').length >= 3 && sourcesOf('worktrack-worker').length >= 1 ? true : undefined)).catch(
         () => undefined,
       );
-      expect(sourcesOf('worktrack-api')).toEqual(['express', 'postgresql', 'redis']);
+      expect(sourcesOf('worktrack-api')).toEqual(['postgresql', 'redis', 'route']);
       expect(sourcesOf('worktrack-worker')).toEqual(['postgresql']);
 
       // The dashboard's pages are in the bundle, its stylesheet and script beside it.
