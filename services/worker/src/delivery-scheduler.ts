@@ -45,9 +45,10 @@ interface Claimed {
  * resource's next one may now be due). A batch of records claims in its own statement, after them
  * (`record`), for the room free once its attempts end: at a cap, the slots a record frees are
  * refilled without a claim of their own, and its attempts wake nothing more unless that claim took
- * all it asked for. One claim runs at a time per worker, a record's included (a record written
- * while another claim runs claims nothing, and its attempts wake as before); wakes that arrive
- * meanwhile fold into the next.
+ * all it asked for. One claim runs at a time per worker, a record's included: a record that comes
+ * while another claim runs waits for it, then claims in its own statement (a claim's round trip
+ * later, where a record written alone would leave its slots to a claim of their own); wakes that
+ * arrive meanwhile fold into the next.
  */
 export class DeliveryScheduler {
   private readonly attempts = new Set<Promise<void>>();
@@ -93,13 +94,14 @@ export class DeliveryScheduler {
 
   /**
    * Records a batch of this worker's attempts (their records written together) and, in the same
-   * statement, claims for the room free once they end, unless a claim is running or the scheduler is
-   * closed (then it only records). Should that statement fail, the records are written again alone,
-   * so that a claim's failure never costs an attempt its record (and the receiver a repeat);
-   * rejects, having recorded none, when the record itself fails.
+   * statement, claims for the room free once they end, after the claim running if one is, unless the
+   * scheduler is closed or no room would be free (then it only records). Should that statement fail,
+   * the records are written again alone, so that a claim's failure never costs an attempt its record
+   * (and the receiver a repeat); rejects, having recorded none, when the record itself fails.
    */
   async record(records: AttemptRecord[]): Promise<void> {
-    const limit = this.closed || this.claiming ? 0 : this.room() + records.length;
+    while (this.claiming && !this.closed) await this.claiming;
+    const limit = this.closed ? 0 : this.room() + records.length;
     if (limit <= 0) return this.work.recordAttempts(records);
     let claim: Claim;
     try {

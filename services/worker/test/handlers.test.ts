@@ -496,6 +496,57 @@ describe('DeliveryScheduler', () => {
     }
   });
 
+  it('writes a record that comes while a claim runs after that claim, claiming in its own statement', async () => {
+    const { receiver, answers } = await holdingReceiver();
+    const { webhookId, eventIds } = await events(receiver.url, 1);
+    let recordReached!: () => void;
+    const recordCalled = new Promise<void>((resolve) => {
+      recordReached = resolve;
+    });
+    const recordedThrough = deliveryHandler(deps, policy, (records) => {
+      recordReached();
+      return running.record(records);
+    });
+    const running = new DeliveryScheduler(deps.work, recordedThrough, deps.logger, {
+      claimMs: policy.claimMs,
+      startWithinMs: policy.startWithinMs,
+      pollMs: 600_000,
+      concurrency: 5,
+    });
+    // The claims after the first wait at a gate the test opens once the attempt's record has come.
+    let openGate!: () => void;
+    const gate = new Promise<void>((resolve) => {
+      openGate = resolve;
+    });
+    let claimsSeen = 0;
+    const query = h.pool.query.bind(h.pool);
+    const names: (string | undefined)[] = [];
+    const gated = jest.spyOn(h.pool, 'query').mockImplementation(((config: { name?: string }, ...rest: unknown[]) => {
+      names.push(config.name);
+      const run = () => (query as (...args: unknown[]) => Promise<unknown>)(config, ...rest);
+      return config.name === 'deliveries.claim' && ++claimsSeen > 1 ? gate.then(run) : run();
+    }) as typeof h.pool.query);
+    try {
+      await dispatchHandler(deps, () => running.wake())({ eventIds });
+      await receiver.waitForCount(1);
+      running.wake();
+      await waitFor(async () => (claimsSeen > 1 ? true : undefined));
+      answers[0]!();
+      await recordCalled;
+      openGate();
+      await succeeded(webhookId, 1);
+      await running.close();
+      const deliveryStatements = names.filter((name) => name?.startsWith('deliveries.'));
+      expect(deliveryStatements).toEqual(['deliveries.insert', 'deliveries.claim', 'deliveries.claim', 'deliveries.record-and-claim']);
+      expect(await webhookOf(webhookId)).toMatchObject({ inFlight: 0 });
+    } finally {
+      openGate();
+      gated.mockRestore();
+      for (const answer of answers) answer();
+      await running.close();
+    }
+  });
+
   it('writes the records again alone when the statement that claims with them fails: one request, one attempt each', async () => {
     const receiver = await receiverFor();
     const { webhookId, eventIds } = await events(receiver.url, 2);
