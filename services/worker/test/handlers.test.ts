@@ -434,9 +434,12 @@ describe('DeliveryScheduler', () => {
     return { webhookId, eventIds };
   }
 
-  /** A scheduler whose attempts' records go through it, as the worker's do. */
-  const scheduler = (options: { concurrency: number; pollMs?: number }) => {
-    const recordedThrough = deliveryHandler(deps, policy, (records) => running.record(records));
+  /** A scheduler whose attempts' records go through it, as the worker's do; `onRecord` sees each batch arrive. */
+  const scheduler = ({ onRecord, ...options }: { concurrency: number; pollMs?: number; onRecord?: () => void }) => {
+    const recordedThrough = deliveryHandler(deps, policy, (records) => {
+      onRecord?.();
+      return running.record(records);
+    });
     const running = new DeliveryScheduler(deps.work, recordedThrough, deps.logger, {
       claimMs: policy.claimMs,
       startWithinMs: policy.startWithinMs,
@@ -503,16 +506,7 @@ describe('DeliveryScheduler', () => {
     const recordCalled = new Promise<void>((resolve) => {
       recordReached = resolve;
     });
-    const recordedThrough = deliveryHandler(deps, policy, (records) => {
-      recordReached();
-      return running.record(records);
-    });
-    const running = new DeliveryScheduler(deps.work, recordedThrough, deps.logger, {
-      claimMs: policy.claimMs,
-      startWithinMs: policy.startWithinMs,
-      pollMs: 600_000,
-      concurrency: 5,
-    });
+    const running = scheduler({ concurrency: 5, onRecord: () => recordReached() });
     // The claims after the first wait at a gate the test opens once the attempt's record has come.
     let openGate!: () => void;
     const gate = new Promise<void>((resolve) => {
