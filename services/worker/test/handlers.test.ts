@@ -459,7 +459,7 @@ describe('DeliveryScheduler', () => {
     try {
       expect(await dispatchHandler(deps, () => running.wake())({ eventIds })).toBe(6);
       await receiver.waitForCount(2);
-      // Two being made and two claimed ahead (two batches of a fifth of the slots, at least one), all
+      // Two being made and two claimed ahead (two batches of half the slots), all
       // four leased; the other two wait, unleased, however often the claim is woken.
       running.wake();
       expect(await h.db.delivery.count({ where: { webhookId, lockedUntil: { gt: new Date() } } })).toBe(4);
