@@ -889,6 +889,44 @@ describe('the batch statements', () => {
   });
 });
 
+describe("the claim's read of a retried delivery's last attempt", () => {
+  it('finds it by its key with a plan made while there were no attempts', async () => {
+    // The claim's generic plan made on a new database, before any attempt, and kept while the attempts
+    // grow, statistics not taken since (autovacuum off): the lookup must still probe the attempts' key,
+    // not read them all for each delivery claimed. Its statements are shown by auto_explain as notices.
+    const { generic, explained } = explainingPool();
+    const webhook = await subscription(await newOrg());
+    try {
+      await generic.query('DELETE FROM "Delivery"');
+      await generic.query('VACUUM ANALYZE "Delivery", "DeliveryAttempt"');
+      await pending(webhook);
+      expect(await claimDueDeliveries(generic, 1, CLAIM_MS)).toMatchObject({ deliveries: [{ attemptCount: 0, lastAttemptTraceparent: null }] });
+      await generic.query(
+        `WITH tried AS (
+           INSERT INTO "Delivery" (id, "organizationId", mode, "webhookId", "eventType", body, status, "attemptCount", "updatedAt")
+           SELECT 'dlv_tried_' || n, $1, 'live', $2, 'project.created', '{}', 'succeeded', 1, now() FROM generate_series(1, 20000) AS n
+           RETURNING id
+         )
+         INSERT INTO "DeliveryAttempt" (id, "deliveryId", "attemptNumber", "attemptedAt", "responseStatus", "responseTimeMs")
+         SELECT 'att_' || id, id, 1, now(), 200, 1 FROM tried`,
+        [webhook.organizationId, webhook.id],
+      );
+      const retried = await pending(webhook, { attemptCount: 1 });
+      const traceparent = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01';
+      await database.db.deliveryAttempt.create({
+        data: { id: newId('attempt'), deliveryId: retried.id, attemptNumber: 1, attemptedAt: ago(1_000), responseStatus: 500, responseTimeMs: 1, traceparent },
+      });
+      explained.length = 0;
+      expect(await claimDueDeliveries(generic, 1, CLAIM_MS)).toMatchObject({ deliveries: [{ id: retried.id, lastAttemptTraceparent: traceparent }] });
+      const lookup = explained.filter((plan) => plan.includes('DeliveryAttempt'));
+      expect(lookup).toHaveLength(1);
+      expect(lookup[0]).toMatch(/DeliveryAttempt_deliveryId_attemptNumber_key[^\n]*\n\s*Index Cond: \(\("deliveryId" = c\.id\)/);
+    } finally {
+      await generic.end();
+    }
+  });
+});
+
 describe('the record and the release', () => {
   it('find their deliveries by primary key with plans made while the table was small', async () => {
     // Generic plans made on a young database (the 600 deliveries of a warm-up, statistics taken) and kept while it
