@@ -22,9 +22,9 @@ export interface DeliverySchedulerOptions {
 /**
  * A claim takes at least half the slots' worth: while less room is free, wakes are gathered for at
  * most this long, so that a saturated worker claims in batches (a claim is a transaction of its own,
- * whose cost in Postgres hardly grows with what it takes: half the slots cost about a tenth less a
- * delivery than a fifth, docs/performance.md) and an idle one, whose slots are all free, claims at
- * once. Two batches more are claimed ahead, so that a slot is refilled the moment its attempt ends,
+ * whose cost in Postgres hardly grows with what it takes: at half the slots a saturated worker ran a
+ * fifth fewer statements than at a fifth, docs/performance.md) and an idle one, whose slots are all
+ * free, claims at once. Two batches more are claimed ahead, so that a slot is refilled the moment its attempt ends,
  * not a claim's round trip later (on a busy worker, whose event loop answers the claim late, one
  * batch ahead ran dry).
  */
