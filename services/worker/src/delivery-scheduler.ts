@@ -24,9 +24,9 @@ export interface DeliverySchedulerOptions {
  * most this long, so that a saturated worker claims in batches (a claim is a transaction of its own,
  * whose cost in Postgres hardly grows with what it takes: at half the slots a saturated worker ran a
  * fifth fewer statements than at a fifth, docs/performance.md) and an idle one, whose slots are all
- * free, claims at once. Two batches more are claimed ahead, so that a slot is refilled the moment its attempt ends,
- * not a claim's round trip later (on a busy worker, whose event loop answers the claim late, one
- * batch ahead ran dry).
+ * free, claims at once. Two batches more are claimed ahead, so that a slot is refilled the moment its
+ * attempt ends, not a claim's round trip later (on a busy worker, whose event loop answers the claim
+ * late, one batch ahead ran dry).
  */
 const GATHER_MS = 5;
 const BATCH_SHARE = 2;
